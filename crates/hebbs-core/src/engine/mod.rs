@@ -1,0 +1,362 @@
+//! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
+//! `remember`, `get`, `recall` and `health`. It takes vectors; embedding text is the caller's job.
+//!
+//! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth) and
+//! `hnsw/` (the vector index checkpoint).
+
+mod clock;
+mod config;
+mod health;
+mod input;
+mod recovery;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::{Mutex, RwLock};
+
+pub use clock::now_us;
+pub use config::{EngineConfig, DEFAULT_CHECKPOINT_INTERVAL};
+pub use health::HealthStatus;
+pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
+pub use recovery::Recovery;
+
+use crate::error::{HebbsError, Result};
+use crate::index::vector::{normalize, VectorIndex};
+use crate::memory::{Memory, MemoryId, StoredMemory};
+use crate::recall::{execute, RecallContext, RecallOutput, RecallRequest};
+use crate::store::Store;
+
+const STORE_DIR: &str = "store";
+const INDEX_DIR: &str = "hnsw";
+
+/// Counters owned by the single writer.
+struct WriterState {
+    next_seq: u64,
+    memory_count: u64,
+    checkpointed_seq: u64,
+}
+
+/// An open hebbs database. All methods take `&self` and are safe to call from many threads:
+/// writes are serialised, reads run concurrently.
+pub struct Engine {
+    dir: PathBuf,
+    store: Store,
+    index: RwLock<Option<Arc<VectorIndex>>>,
+    writer: Mutex<WriterState>,
+    config: EngineConfig,
+    opened_at: Instant,
+    recovery: Recovery,
+    closed: AtomicBool,
+}
+
+impl Engine {
+    /// Opens (creating if needed) the database in directory `dir`.
+    pub fn open(dir: impl AsRef<Path>, config: EngineConfig) -> Result<Self> {
+        config.validate()?;
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| HebbsError::io(&dir, e))?;
+        let store = Store::open(&dir.join(STORE_DIR))?;
+        let dimension = match (store.dimension()?, config.dimension) {
+            (Some(stored), Some(wanted)) if stored != wanted => {
+                return Err(HebbsError::invalid(
+                    "dimension",
+                    format!("the store holds {stored}-d vectors, not {wanted}-d"),
+                ))
+            }
+            (stored, wanted) => stored.or(wanted),
+        };
+        let next_seq = store.next_seq()?;
+        let mut recovery = Recovery::default();
+        let index = match store.dimension()? {
+            Some(dimension) => {
+                let (index, done) =
+                    recovery::open_index(&store, &dir.join(INDEX_DIR), config.hnsw, dimension)?;
+                recovery = done;
+                Some(Arc::new(index))
+            }
+            None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d, 0))),
+        };
+        let engine = Self {
+            writer: Mutex::new(WriterState {
+                next_seq,
+                memory_count: store.memory_count()?,
+                checkpointed_seq: next_seq,
+            }),
+            dir,
+            store,
+            index: RwLock::new(index),
+            config,
+            opened_at: Instant::now(),
+            recovery,
+            closed: AtomicBool::new(false),
+        };
+        if engine.recovery.inserted > 0 || engine.recovery.deleted > 0 {
+            engine.checkpoint()?;
+        }
+        Ok(engine)
+    }
+
+    /// How the vector index was brought up to date when this engine opened.
+    pub fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    /// The embedding dimension, once fixed by configuration or the first vector.
+    pub fn dimension(&self) -> Option<usize> {
+        self.current_index().map(|index| index.dimension())
+    }
+
+    /// The directory this engine was opened on.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            Err(HebbsError::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn current_index(&self) -> Option<Arc<VectorIndex>> {
+        self.index.read().clone()
+    }
+
+    /// Stores one memory and returns it.
+    pub fn remember(&self, input: RememberInput) -> Result<Memory> {
+        let mut memories = self.remember_many(vec![input])?;
+        Ok(memories.remove(0))
+    }
+
+    /// Stores many memories in one atomic write and one parallel index insert; returns them in
+    /// input order. If any input is invalid nothing is stored.
+    pub fn remember_many(&self, inputs: Vec<RememberInput>) -> Result<Vec<Memory>> {
+        self.check_open()?;
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let now = now_us();
+        let many = inputs.len() > 1;
+        for (i, input) in inputs.iter().enumerate() {
+            let prefix = if many {
+                format!("items[{i}].")
+            } else {
+                String::new()
+            };
+            input.validate(&prefix, now)?;
+        }
+        let first_dimension = inputs[0].embedding.len();
+        let mut writer = self.writer.lock();
+        let index = self.index_for(first_dimension)?;
+        let mut batch = self.store.batch();
+        let mut prepared = Vec::with_capacity(inputs.len());
+        for (i, input) in inputs.into_iter().enumerate() {
+            let prefix = if many {
+                format!("items[{i}].")
+            } else {
+                String::new()
+            };
+            if input.embedding.len() != index.dimension() {
+                return Err(HebbsError::invalid(
+                    format!("{prefix}embedding"),
+                    format!(
+                        "dimension {} does not match the store's {}",
+                        input.embedding.len(),
+                        index.dimension()
+                    ),
+                ));
+            }
+            for (e, edge) in input.edges.iter().enumerate() {
+                if !self.store.contains(&edge.target)? {
+                    return Err(HebbsError::invalid(
+                        format!("{prefix}edges[{e}].target"),
+                        format!("no memory with id {}", edge.target),
+                    ));
+                }
+            }
+            let mut vector = input.embedding;
+            normalize(&mut vector);
+            let created_at = input.created_at.unwrap_or(now);
+            let record = StoredMemory {
+                kind: crate::memory::MemoryKind::Episode,
+                importance: input.importance,
+                created_at,
+                updated_at: now,
+                entity_id: input.entity_id,
+                content: input.content,
+                context: input.context,
+            };
+            let id = MemoryId::new();
+            let seq = writer.next_seq + i as u64;
+            batch.put_memory(&id, &record, &vector, &input.edges, seq);
+            prepared.push((id, record, vector));
+        }
+        let count = prepared.len() as u64;
+        batch.put_counters(writer.memory_count + count, writer.next_seq + count);
+        if self.store.dimension()?.is_none() {
+            batch.put_dimension(index.dimension());
+        }
+        self.store.commit(batch, self.config.sync_writes)?;
+        writer.memory_count += count;
+        writer.next_seq += count;
+        let items: Vec<(MemoryId, Option<&str>, &[f32])> = prepared
+            .iter()
+            .map(|(id, record, vector)| (*id, record.entity_id.as_deref(), vector.as_slice()))
+            .collect();
+        if items.len() == 1 {
+            index.insert(items[0].0, items[0].1, items[0].2);
+        } else {
+            index.insert_many(&items);
+        }
+        if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {
+            index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
+            self.store.truncate_changelog_below(writer.next_seq)?;
+            writer.checkpointed_seq = writer.next_seq;
+        }
+        drop(writer);
+        Ok(prepared
+            .into_iter()
+            .map(|(id, record, _)| Memory::assemble(id, record, 0, 0, None, now))
+            .collect())
+    }
+
+    /// The index for vectors of `dimension`, creating it with the first vector.
+    fn index_for(&self, dimension: usize) -> Result<Arc<VectorIndex>> {
+        if let Some(index) = self.current_index() {
+            return Ok(index);
+        }
+        let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension, 0));
+        *self.index.write() = Some(Arc::clone(&index));
+        Ok(index)
+    }
+
+    /// The memory with `id`, with its embedding if `include_embedding`.
+    pub fn get(&self, id: &MemoryId, include_embedding: bool) -> Result<Memory> {
+        self.check_open()?;
+        let record = self
+            .store
+            .record(id)?
+            .ok_or_else(|| HebbsError::NotFound { id: id.to_hex() })?;
+        let stats = self.store.access_stats(std::slice::from_ref(id))?[0];
+        let embedding = if include_embedding {
+            self.store.vector(id)?
+        } else {
+            None
+        };
+        Ok(Memory::assemble(
+            *id,
+            record,
+            stats.count,
+            stats.last_access_us,
+            embedding,
+            now_us(),
+        ))
+    }
+
+    /// Runs a recall and records one access of every returned memory.
+    pub fn recall(&self, request: &RecallRequest) -> Result<RecallOutput> {
+        self.check_open()?;
+        request.validate()?;
+        let index = self.current_index();
+        let cue = match &request.cue_vector {
+            Some(vector) => Some(self.normalized_cue(vector, index.as_deref())?),
+            None => None,
+        };
+        let now = now_us();
+        let context = RecallContext {
+            store: &self.store,
+            index: index.as_deref(),
+            request,
+            cue,
+            now_us: now,
+        };
+        let output = execute(&context)?;
+        if !output.results.is_empty() {
+            let mut batch = self.store.batch();
+            for result in &output.results {
+                batch.record_access(&result.memory.id, now);
+            }
+            self.store.commit(batch, false)?;
+        }
+        Ok(output)
+    }
+
+    fn normalized_cue(&self, vector: &[f32], index: Option<&VectorIndex>) -> Result<Vec<f32>> {
+        input::check_vector(vector, "cue")?;
+        if let Some(index) = index {
+            if vector.len() != index.dimension() {
+                return Err(HebbsError::invalid(
+                    "cue",
+                    format!(
+                        "dimension {} does not match the store's {}",
+                        vector.len(),
+                        index.dimension()
+                    ),
+                ));
+            }
+        }
+        let mut cue = vector.to_vec();
+        normalize(&mut cue);
+        Ok(cue)
+    }
+
+    /// Edges held by `id`, pointing at other memories.
+    pub fn edges_out(&self, id: &MemoryId) -> Result<Vec<crate::memory::Edge>> {
+        self.check_open()?;
+        self.store.edges_out(id)
+    }
+
+    /// Edges pointing at `id`; each edge's `target` is the memory that holds it.
+    pub fn edges_in(&self, id: &MemoryId) -> Result<Vec<crate::memory::Edge>> {
+        self.check_open()?;
+        self.store.edges_in(id)
+    }
+
+    /// Serving state, version, memory count and uptime. Never scans.
+    pub fn health(&self) -> HealthStatus {
+        HealthStatus {
+            serving: !self.closed.load(Ordering::Acquire),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            memory_count: self.writer.lock().memory_count,
+            uptime_seconds: self.opened_at.elapsed().as_secs(),
+        }
+    }
+
+    /// Writes a vector index checkpoint now and drops the changelog it covers.
+    pub fn checkpoint(&self) -> Result<()> {
+        let mut writer = self.writer.lock();
+        if let Some(index) = self.current_index() {
+            index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
+            self.store.truncate_changelog_below(writer.next_seq)?;
+        }
+        writer.checkpointed_seq = writer.next_seq;
+        Ok(())
+    }
+
+    /// Checkpoints the index, flushes the store and refuses further calls.
+    pub fn close(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let dirty = {
+            let writer = self.writer.lock();
+            writer.checkpointed_seq != writer.next_seq
+        };
+        if dirty {
+            self.checkpoint()?;
+        }
+        self.store.flush()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Err(error) = self.close() {
+            eprintln!("hebbs: closing {} failed: {error}", self.dir.display());
+        }
+    }
+}

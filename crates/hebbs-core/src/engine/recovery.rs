@@ -1,0 +1,122 @@
+//! Bringing the vector index in line with the store on open: load the checkpoint, then replay
+//! the changelog after it. Without a usable checkpoint the index is rebuilt from the `vectors`
+//! column family. Replay is idempotent (ids already indexed are skipped), so a crash at any point
+//! ends with an index equal to the store.
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::index::vector::{HnswParams, VectorIndex};
+use crate::memory::MemoryId;
+use crate::store::{ChangeOp, Store};
+
+/// Vectors inserted per parallel batch while replaying or rebuilding.
+const REPLAY_BATCH: usize = 4096;
+
+/// How the index was brought up to date.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Whether a checkpoint was loaded.
+    pub from_checkpoint: bool,
+    /// Vectors inserted from the changelog or the full rebuild.
+    pub inserted: usize,
+    /// Tombstones applied from the changelog.
+    pub deleted: usize,
+}
+
+/// Opens the index for `dimension` from the checkpoint in `dir` plus the changelog of `store`.
+pub fn open_index(
+    store: &Store,
+    dir: &Path,
+    params: HnswParams,
+    dimension: usize,
+) -> Result<(VectorIndex, Recovery)> {
+    let loaded = VectorIndex::load(dir, params)
+        .ok()
+        .flatten()
+        .filter(|(index, _)| index.dimension() == dimension);
+    let mut recovery = Recovery::default();
+    let (index, from_seq) = match loaded {
+        Some((index, covered)) => {
+            recovery.from_checkpoint = true;
+            (index, covered)
+        }
+        None => {
+            let count = store.memory_count()? as usize;
+            let index = VectorIndex::new(params, dimension, count);
+            recovery.inserted += rebuild(store, &index)?;
+            (index, 0)
+        }
+    };
+    let mut pending: Vec<MemoryId> = Vec::new();
+    for entry in store.changelog_from(from_seq) {
+        let entry = entry?;
+        match entry.op {
+            ChangeOp::Insert if !index.contains(&entry.id) => {
+                pending.push(entry.id);
+                if pending.len() == REPLAY_BATCH {
+                    recovery.inserted += insert_ids(store, &index, &pending)?;
+                    pending.clear();
+                }
+            }
+            ChangeOp::Insert => {}
+            ChangeOp::Delete => {
+                recovery.inserted += insert_ids(store, &index, &pending)?;
+                pending.clear();
+                if index.delete(&entry.id) {
+                    recovery.deleted += 1;
+                }
+            }
+        }
+    }
+    recovery.inserted += insert_ids(store, &index, &pending)?;
+    Ok((index, recovery))
+}
+
+/// Inserts every stored vector (full rebuild), streaming the `vectors` column family.
+fn rebuild(store: &Store, index: &VectorIndex) -> Result<usize> {
+    let mut inserted = 0;
+    let mut batch: Vec<(MemoryId, Vec<f32>)> = Vec::with_capacity(REPLAY_BATCH);
+    for item in store.scan_vectors() {
+        batch.push(item?);
+        if batch.len() == REPLAY_BATCH {
+            inserted += insert_vectors(store, index, &batch)?;
+            batch.clear();
+        }
+    }
+    inserted += insert_vectors(store, index, &batch)?;
+    Ok(inserted)
+}
+
+fn insert_ids(store: &Store, index: &VectorIndex, ids: &[MemoryId]) -> Result<usize> {
+    let vectors = store.vectors(ids)?;
+    let found: Vec<(MemoryId, Vec<f32>)> = ids
+        .iter()
+        .zip(vectors)
+        .filter_map(|(id, vector)| vector.map(|vector| (*id, vector)))
+        .collect();
+    insert_vectors(store, index, &found)
+}
+
+fn insert_vectors(
+    store: &Store,
+    index: &VectorIndex,
+    batch: &[(MemoryId, Vec<f32>)],
+) -> Result<usize> {
+    if batch.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<MemoryId> = batch.iter().map(|(id, _)| *id).collect();
+    let records = store.records(&ids)?;
+    let items: Vec<(MemoryId, Option<&str>, &[f32])> = batch
+        .iter()
+        .zip(&records)
+        .filter_map(|((id, vector), record)| {
+            record
+                .as_ref()
+                .map(|record| (*id, record.entity_id.as_deref(), vector.as_slice()))
+        })
+        .collect();
+    index.insert_many(&items);
+    Ok(items.len())
+}

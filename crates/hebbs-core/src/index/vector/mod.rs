@@ -1,0 +1,29 @@
+//! The HNSW vector index (`hnsw_rs`, dot product on L2-normalised vectors = cosine), with
+//! tombstones for deletes, an on-disk checkpoint and changelog replay.
+
+mod checkpoint;
+mod hnsw_index;
+mod params;
+mod slots;
+
+pub use hnsw_index::{Neighbor, VectorIndex};
+pub use params::{
+    check_ef_search, HnswParams, DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, DEFAULT_M,
+    MAX_EF_SEARCH,
+};
+
+/// L2-normalises `vector` in place; returns false (leaving it unchanged) if its norm is zero or
+/// not finite.
+pub fn normalize(vector: &mut [f32]) -> bool {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if !norm.is_finite() || norm == 0.0 {
+        return false;
+    }
+    vector.iter_mut().for_each(|x| *x /= norm);
+    true
+}
+
+/// Dot product: the cosine similarity of two normalised vectors.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

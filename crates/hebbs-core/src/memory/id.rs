@@ -1,0 +1,101 @@
+//! Memory ids: 16-byte UUIDv7 values, so RocksDB keys that start with an id sort by creation time.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{HebbsError, Result};
+
+/// A 16-byte memory identifier (UUIDv7).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MemoryId([u8; 16]);
+
+impl MemoryId {
+    /// Byte length of an id.
+    pub const LEN: usize = 16;
+
+    /// A fresh UUIDv7 id: time-ordered, random in its low bits.
+    pub fn new() -> Self {
+        Self(*uuid::Uuid::now_v7().as_bytes())
+    }
+
+    /// Wraps raw bytes.
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(bytes)
+    }
+
+    /// Parses 16 raw bytes; `field` names the argument in the error.
+    pub fn from_slice(bytes: &[u8], field: &str) -> Result<Self> {
+        let array: [u8; 16] = bytes.try_into().map_err(|_| {
+            HebbsError::invalid(field, format!("expected 16 bytes, got {}", bytes.len()))
+        })?;
+        Ok(Self(array))
+    }
+
+    /// The raw bytes.
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// Lower-case hex, 32 characters.
+    pub fn to_hex(&self) -> String {
+        uuid::Uuid::from_bytes(self.0).simple().to_string()
+    }
+}
+
+impl Default for MemoryId {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FromStr for MemoryId {
+    type Err = HebbsError;
+
+    /// Accepts 32 hex digits, with or without the UUID hyphens.
+    fn from_str(text: &str) -> Result<Self> {
+        uuid::Uuid::parse_str(text)
+            .map(|uuid| Self(*uuid.as_bytes()))
+            .map_err(|_| HebbsError::invalid("id", format!("{text:?} is not a 32-digit hex id")))
+    }
+}
+
+impl fmt::Display for MemoryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for MemoryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MemoryId({})", self.to_hex())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trip() {
+        let id = MemoryId::new();
+        assert_eq!(id.to_hex().len(), 32);
+        assert_eq!(id.to_hex().parse::<MemoryId>().unwrap(), id);
+    }
+
+    #[test]
+    fn ids_sort_by_creation() {
+        let ids: Vec<MemoryId> = (0..100).map(|_| MemoryId::new()).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted);
+    }
+
+    #[test]
+    fn rejects_bad_text_and_bytes() {
+        assert!(matches!(
+            "xyz".parse::<MemoryId>(),
+            Err(HebbsError::InvalidInput { field, .. }) if field == "id"
+        ));
+        assert!(MemoryId::from_slice(&[0; 15], "seed").is_err());
+    }
+}

@@ -1,0 +1,16 @@
+//! The data model of seed 003: memories, their ids, kinds and edges, and the limits on each field.
+
+mod edge;
+mod id;
+mod kind;
+mod limits;
+mod record;
+
+pub use edge::{Edge, EdgeType, DEFAULT_EDGE_CONFIDENCE};
+pub use id::MemoryId;
+pub use kind::MemoryKind;
+pub use limits::{
+    MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES,
+    MAX_VECTOR_DIMENSION,
+};
+pub use record::{Memory, StoredMemory};

@@ -1,0 +1,261 @@
+//! The memory record: what is stored in the `memories` column family and what calls return.
+//!
+//! The stored form ([`StoredMemory`]) holds what changes only on revision; access statistics live
+//! in the `access` column family (updated by a merge operator) and the vector in `vectors`.
+//! [`Memory`] is the assembled view returned to callers.
+//!
+//! Record layout, version 1, little-endian:
+//! `version u8 | kind u8 | importance f32 | created_at u64 | updated_at u64 |
+//!  has_entity u8 | [entity_len u32 | entity] | content_len u32 | content | context_len u32 | context JSON`
+
+use serde_json::{Map, Value};
+
+use super::{MemoryId, MemoryKind};
+use crate::error::{HebbsError, Result};
+
+const RECORD_VERSION: u8 = 1;
+
+/// A memory as returned by the engine (seed 003 `Memory`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Memory {
+    /// 16-byte UUIDv7 id.
+    pub id: MemoryId,
+    /// The memory text.
+    pub content: String,
+    /// Importance, 0..=1.
+    pub importance: f32,
+    /// Structured metadata (a JSON object).
+    pub context: Map<String, Value>,
+    /// Entity scope, if any.
+    pub entity_id: Option<String>,
+    /// Creation time, microseconds since the Unix epoch.
+    pub created_at: u64,
+    /// Last modification time, microseconds since the Unix epoch.
+    pub updated_at: u64,
+    /// Last time a recall returned it (its creation time if never recalled).
+    pub last_accessed_at: u64,
+    /// How many recalls returned it.
+    pub access_count: u64,
+    /// Importance adjusted by time since last access and reinforcement, see [`crate::recall::decay_score`].
+    pub decay_score: f32,
+    /// What this memory is.
+    pub kind: MemoryKind,
+    /// The embedding, only when asked for.
+    pub embedding: Option<Vec<f32>>,
+}
+
+impl Memory {
+    /// Assembles the public view from the stored record and the access statistics, computing the
+    /// decay score at `now_us`.
+    pub fn assemble(
+        id: MemoryId,
+        stored: StoredMemory,
+        access_count: u64,
+        last_access_us: u64,
+        embedding: Option<Vec<f32>>,
+        now_us: u64,
+    ) -> Self {
+        let last_accessed_at = last_access_us.max(stored.created_at);
+        Self {
+            id,
+            decay_score: crate::recall::decay_score(
+                stored.importance,
+                last_accessed_at,
+                access_count,
+                now_us,
+            ),
+            content: stored.content,
+            importance: stored.importance,
+            context: stored.context,
+            entity_id: stored.entity_id,
+            created_at: stored.created_at,
+            updated_at: stored.updated_at,
+            last_accessed_at,
+            access_count,
+            kind: stored.kind,
+            embedding,
+        }
+    }
+}
+
+/// The persisted part of a memory (the `memories` column family value).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredMemory {
+    /// What this memory is.
+    pub kind: MemoryKind,
+    /// Importance, 0..=1.
+    pub importance: f32,
+    /// Creation time, microseconds.
+    pub created_at: u64,
+    /// Last modification time, microseconds.
+    pub updated_at: u64,
+    /// Entity scope.
+    pub entity_id: Option<String>,
+    /// The memory text.
+    pub content: String,
+    /// Structured metadata.
+    pub context: Map<String, Value>,
+}
+
+impl StoredMemory {
+    /// Serialises the record.
+    pub fn encode(&self) -> Vec<u8> {
+        let context = if self.context.is_empty() {
+            Vec::new()
+        } else {
+            serde_json::to_vec(&self.context).expect("a JSON map always serialises")
+        };
+        let entity_len = self.entity_id.as_ref().map_or(0, String::len);
+        let mut out =
+            Vec::with_capacity(34 + entity_len + 4 + self.content.len() + 4 + context.len());
+        out.push(RECORD_VERSION);
+        out.push(self.kind.code());
+        out.extend_from_slice(&self.importance.to_le_bytes());
+        out.extend_from_slice(&self.created_at.to_le_bytes());
+        out.extend_from_slice(&self.updated_at.to_le_bytes());
+        match &self.entity_id {
+            Some(entity) => {
+                out.push(1);
+                put_bytes(&mut out, entity.as_bytes());
+            }
+            None => out.push(0),
+        }
+        put_bytes(&mut out, self.content.as_bytes());
+        put_bytes(&mut out, &context);
+        out
+    }
+
+    /// Parses a record written by [`StoredMemory::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<Self> {
+        let mut reader = Reader { bytes, at: 0 };
+        let version = reader.u8()?;
+        if version != RECORD_VERSION {
+            return Err(HebbsError::corrupt(
+                "memory record",
+                format!("unknown version {version}"),
+            ));
+        }
+        let code = reader.u8()?;
+        let kind = MemoryKind::from_code(code)
+            .ok_or_else(|| HebbsError::corrupt("memory record", format!("unknown kind {code}")))?;
+        let importance = f32::from_le_bytes(reader.array()?);
+        let created_at = u64::from_le_bytes(reader.array()?);
+        let updated_at = u64::from_le_bytes(reader.array()?);
+        let entity_id = match reader.u8()? {
+            0 => None,
+            _ => Some(reader.string()?),
+        };
+        let content = reader.string()?;
+        let context_bytes = reader.bytes()?;
+        let context = if context_bytes.is_empty() {
+            Map::new()
+        } else {
+            serde_json::from_slice(context_bytes)
+                .map_err(|e| HebbsError::corrupt("memory record", format!("context: {e}")))?
+        };
+        Ok(Self {
+            kind,
+            importance,
+            created_at,
+            updated_at,
+            entity_id,
+            content,
+            context,
+        })
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    let len = u32::try_from(bytes.len()).expect("field lengths are validated far below 4 GiB");
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, len: usize) -> Result<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(len)
+            .filter(|end| *end <= self.bytes.len());
+        let end = end.ok_or_else(|| HebbsError::corrupt("memory record", "truncated"))?;
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        Ok(self.take(N)?.try_into().expect("take returns N bytes"))
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8]> {
+        let len = u32::from_le_bytes(self.array()?) as usize;
+        self.take(len)
+    }
+
+    fn string(&mut self) -> Result<String> {
+        let bytes = self.bytes()?;
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| HebbsError::corrupt("memory record", "text is not UTF-8"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn record_round_trips(
+            content in ".{1,200}",
+            entity in proptest::option::of("[a-z]{1,20}"),
+            importance in 0.0f32..=1.0,
+            created_at in any::<u64>(),
+            updated_at in any::<u64>(),
+            key in "[a-z]{1,8}",
+            value in any::<i64>(),
+            kind_index in 0usize..3,
+        ) {
+            let mut context = Map::new();
+            context.insert(key, Value::from(value));
+            let record = StoredMemory {
+                kind: MemoryKind::ALL[kind_index],
+                importance,
+                created_at,
+                updated_at,
+                entity_id: entity,
+                content,
+                context,
+            };
+            prop_assert_eq!(StoredMemory::decode(&record.encode()).unwrap(), record);
+        }
+    }
+
+    #[test]
+    fn truncated_record_is_corruption() {
+        let record = StoredMemory {
+            kind: MemoryKind::Episode,
+            importance: 0.5,
+            created_at: 1,
+            updated_at: 1,
+            entity_id: None,
+            content: "hello".into(),
+            context: Map::new(),
+        };
+        let bytes = record.encode();
+        assert!(matches!(
+            StoredMemory::decode(&bytes[..bytes.len() - 2]),
+            Err(HebbsError::Corruption { .. })
+        ));
+    }
+}

@@ -1,0 +1,153 @@
+//! The recall executor: runs the requested strategies (in parallel on rayon when there are
+//! several), deduplicates by id keeping the highest relevance and every detail, scores each
+//! memory with the composite score and truncates to `top_k`.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::request::{
+    RecallOutput, RecallRequest, RecallResult, Strategy, StrategyDetail, StrategyError,
+};
+use super::scoring::composite_score;
+use super::{similarity, temporal};
+use crate::error::Result;
+use crate::index::vector::VectorIndex;
+use crate::memory::{Memory, MemoryId};
+use crate::store::Store;
+
+/// One strategy's finding: a memory and how it matched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The memory.
+    pub id: MemoryId,
+    /// How the strategy matched it.
+    pub detail: StrategyDetail,
+}
+
+/// Everything a strategy may read.
+pub(crate) struct RecallContext<'a> {
+    pub store: &'a Store,
+    pub index: Option<&'a VectorIndex>,
+    pub request: &'a RecallRequest,
+    /// The normalised cue vector.
+    pub cue: Option<Vec<f32>>,
+    pub now_us: u64,
+}
+
+fn run_strategy(strategy: Strategy, context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
+    match strategy {
+        Strategy::Similarity => similarity::run(context),
+        Strategy::Temporal => temporal::run(context),
+    }
+}
+
+/// Runs a validated request. A failing strategy is reported in `strategy_errors` while the
+/// others answer; if every strategy fails, the first error is returned.
+pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
+    let strategies = &context.request.strategies;
+    let answers: Vec<(Strategy, Result<Vec<Candidate>>)> = if strategies.len() == 1 {
+        vec![(strategies[0], run_strategy(strategies[0], context))]
+    } else {
+        strategies
+            .par_iter()
+            .map(|strategy| (*strategy, run_strategy(*strategy, context)))
+            .collect()
+    };
+    let mut found = Vec::new();
+    let mut strategy_errors = Vec::new();
+    let mut first_error = None;
+    for (strategy, answer) in answers {
+        match answer {
+            Ok(candidates) => found.push(candidates),
+            Err(error) => {
+                strategy_errors.push(StrategyError {
+                    strategy,
+                    message: error.to_string(),
+                });
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    if found.is_empty() {
+        if let Some(error) = first_error {
+            return Err(error);
+        }
+    }
+    let merged = merge(found);
+    let results = score(context, merged)?;
+    Ok(RecallOutput {
+        results,
+        strategy_errors,
+    })
+}
+
+/// Deduplicates by id, in first-seen order, keeping the highest relevance and every detail.
+fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)> {
+    let mut position: HashMap<MemoryId, usize> = HashMap::new();
+    let mut merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)> = Vec::new();
+    for candidate in found.into_iter().flatten() {
+        match position.get(&candidate.id) {
+            Some(at) => {
+                let entry = &mut merged[*at];
+                entry.1 = entry.1.max(candidate.detail.relevance);
+                entry.2.push(candidate.detail);
+            }
+            None => {
+                position.insert(candidate.id, merged.len());
+                merged.push((
+                    candidate.id,
+                    candidate.detail.relevance,
+                    vec![candidate.detail],
+                ));
+            }
+        }
+    }
+    merged
+}
+
+fn score(
+    context: &RecallContext<'_>,
+    merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
+) -> Result<Vec<RecallResult>> {
+    let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
+    let records = context.store.records(&ids)?;
+    let access = context.store.access_stats(&ids)?;
+    let weights = &context.request.scoring_weights;
+    let now = context.now_us;
+    let mut results: Vec<RecallResult> = merged
+        .into_iter()
+        .zip(records)
+        .zip(access)
+        .filter_map(|(((id, relevance, details), record), stats)| {
+            let record = record?;
+            let score = composite_score(
+                weights,
+                relevance,
+                record.created_at,
+                record.importance,
+                stats.count,
+                now,
+            );
+            let memory = Memory::assemble(id, record, stats.count + 1, now, None, now);
+            Some(RecallResult {
+                memory,
+                score,
+                strategy_details: details,
+            })
+        })
+        .collect();
+    results.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.memory.created_at.cmp(&a.memory.created_at))
+    });
+    results.truncate(context.request.top_k);
+    if context.request.include_embedding {
+        let ids: Vec<MemoryId> = results.iter().map(|r| r.memory.id).collect();
+        for (result, vector) in results.iter_mut().zip(context.store.vectors(&ids)?) {
+            result.memory.embedding = vector;
+        }
+    }
+    Ok(results)
+}

@@ -1,0 +1,107 @@
+//! One atomic write: every column family touched by an operation goes into one `WriteBatch`.
+
+use rocksdb::WriteBatch;
+
+use super::access::AccessStats;
+use super::changelog::{ChangeOp, ChangelogEntry};
+use super::column_families::{
+    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL, VECTORS,
+};
+use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
+use super::keys::{edge_key, encode_vector, TemporalKey};
+use crate::memory::{Edge, MemoryId, StoredMemory};
+
+/// Collects the writes of one operation; [`Store::commit`] applies them atomically.
+pub struct StoreBatch<'a> {
+    store: &'a Store,
+    pub(super) batch: WriteBatch,
+}
+
+impl<'a> StoreBatch<'a> {
+    pub(super) fn new(store: &'a Store) -> Self {
+        Self {
+            store,
+            batch: WriteBatch::default(),
+        }
+    }
+
+    /// Adds a new memory: its record, vector, temporal entry, edges in both directions and the
+    /// changelog entry `seq`.
+    pub fn put_memory(
+        &mut self,
+        id: &MemoryId,
+        record: &StoredMemory,
+        vector: &[f32],
+        edges: &[Edge],
+        seq: u64,
+    ) {
+        let store = self.store;
+        self.batch
+            .put_cf(store.cf(MEMORIES), id.as_bytes(), record.encode());
+        self.batch
+            .put_cf(store.cf(VECTORS), id.as_bytes(), encode_vector(vector));
+        let temporal = TemporalKey {
+            entity: record.entity_id.clone().unwrap_or_default(),
+            created_at: record.created_at,
+            id: *id,
+        };
+        self.batch.put_cf(store.cf(TEMPORAL), temporal.encode(), []);
+        for edge in edges {
+            let confidence = edge.confidence.to_le_bytes();
+            self.batch.put_cf(
+                store.cf(EDGES_OUT),
+                edge_key(id, edge.edge_type, &edge.target),
+                confidence,
+            );
+            self.batch.put_cf(
+                store.cf(EDGES_IN),
+                edge_key(&edge.target, edge.edge_type, id),
+                confidence,
+            );
+        }
+        let entry = ChangelogEntry {
+            seq,
+            op: ChangeOp::Insert,
+            id: *id,
+        };
+        self.batch
+            .put_cf(store.cf(CHANGELOG), ChangelogEntry::key(seq), entry.value());
+    }
+
+    /// Records one access of `id` at `now_us` (a merge, never a read).
+    pub fn record_access(&mut self, id: &MemoryId, now_us: u64) {
+        self.batch.merge_cf(
+            self.store.cf(ACCESS),
+            id.as_bytes(),
+            AccessStats::one(now_us).encode(),
+        );
+    }
+
+    /// Sets the persisted counters: total memories and the next changelog sequence.
+    pub fn put_counters(&mut self, memory_count: u64, next_seq: u64) {
+        let meta = self.store.cf(META);
+        self.batch
+            .put_cf(meta, META_MEMORY_COUNT, memory_count.to_le_bytes());
+        self.batch
+            .put_cf(meta, META_NEXT_SEQ, next_seq.to_le_bytes());
+    }
+
+    /// Fixes the store's embedding dimension (written with the first vector).
+    pub fn put_dimension(&mut self, dimension: usize) {
+        self.batch.put_cf(
+            self.store.cf(META),
+            META_DIMENSION,
+            (dimension as u64).to_le_bytes(),
+        );
+    }
+
+    /// Number of queued writes.
+    pub fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// Whether nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.batch.is_empty()
+    }
+}

@@ -1,0 +1,70 @@
+//! Column family names, defined once, and the options each is opened with.
+
+use rocksdb::{BlockBasedOptions, Cache, ColumnFamilyDescriptor, Options};
+
+use super::access::merge_access;
+
+/// id -> memory record.
+pub const MEMORIES: &str = "memories";
+/// id -> f32 little-endian L2-normalised embedding.
+pub const VECTORS: &str = "vectors";
+/// entity ‖ 0x00 ‖ created_at (BE) ‖ id -> empty: the (entity, time) B-tree.
+pub const TEMPORAL: &str = "temporal";
+/// source ‖ edge type ‖ target -> confidence.
+pub const EDGES_OUT: &str = "edges_out";
+/// target ‖ edge type ‖ source -> confidence.
+pub const EDGES_IN: &str = "edges_in";
+/// id -> access count and last access time, updated through a merge operator.
+pub const ACCESS: &str = "access";
+/// id -> audit record of a forgotten memory (never its content).
+pub const TOMBSTONES: &str = "tombstones";
+/// Schema version, counters, the vector dimension.
+pub const META: &str = "meta";
+/// sequence (BE) -> operation ‖ id: what the derived indexes replay.
+pub const CHANGELOG: &str = "changelog";
+
+/// Every column family, in the order they are opened.
+pub const ALL_COLUMN_FAMILIES: [&str; 9] = [
+    MEMORIES, VECTORS, TEMPORAL, EDGES_OUT, EDGES_IN, ACCESS, TOMBSTONES, META, CHANGELOG,
+];
+
+/// Block cache shared by all column families, in bytes.
+const BLOCK_CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// Bloom filter bits per key for point-lookup column families.
+const BLOOM_BITS_PER_KEY: f64 = 10.0;
+
+/// Options for the whole database.
+pub fn db_options() -> Options {
+    let mut options = Options::default();
+    options.create_if_missing(true);
+    options.create_missing_column_families(true);
+    options.increase_parallelism(
+        std::thread::available_parallelism().map_or(2, |n| i32::try_from(n.get()).unwrap_or(2)),
+    );
+    options.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    options
+}
+
+/// Descriptors for every column family, sharing one block cache.
+pub fn descriptors() -> Vec<ColumnFamilyDescriptor> {
+    let cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
+    ALL_COLUMN_FAMILIES
+        .iter()
+        .map(|name| ColumnFamilyDescriptor::new(*name, cf_options(name, &cache)))
+        .collect()
+}
+
+fn cf_options(name: &str, cache: &Cache) -> Options {
+    let mut block = BlockBasedOptions::default();
+    block.set_block_cache(cache);
+    if matches!(name, MEMORIES | VECTORS | ACCESS) {
+        block.set_bloom_filter(BLOOM_BITS_PER_KEY, false);
+    }
+    let mut options = Options::default();
+    options.set_block_based_table_factory(&block);
+    options.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    if name == ACCESS {
+        options.set_merge_operator_associative("hebbs_access", merge_access);
+    }
+    options
+}

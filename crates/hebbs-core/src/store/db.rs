@@ -1,0 +1,280 @@
+//! The opened RocksDB database and the reads the engine needs. Scans stream through bounded
+//! iterators; nothing loads a whole column family.
+
+use std::path::Path;
+
+use rocksdb::{ColumnFamily, Direction, IteratorMode, ReadOptions, WriteOptions, DB};
+
+use super::access::AccessStats;
+use super::batch::StoreBatch;
+use super::changelog::ChangelogEntry;
+use super::column_families::{
+    self, ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL, VECTORS,
+};
+use super::keys::{decode_edge_key, decode_vector, TemporalKey};
+use crate::error::{HebbsError, Result};
+use crate::memory::{Edge, MemoryId, StoredMemory};
+
+/// Current on-disk schema version, stored under [`META_SCHEMA_VERSION`].
+pub const SCHEMA_VERSION: u64 = 1;
+pub(super) const META_SCHEMA_VERSION: &[u8] = b"schema_version";
+pub(super) const META_MEMORY_COUNT: &[u8] = b"memory_count";
+pub(super) const META_NEXT_SEQ: &[u8] = b"next_seq";
+pub(super) const META_DIMENSION: &[u8] = b"dimension";
+
+/// The RocksDB store of one hebbs database.
+pub struct Store {
+    db: DB,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` with every column family.
+    pub fn open(path: &Path) -> Result<Self> {
+        let db = DB::open_cf_descriptors(
+            &column_families::db_options(),
+            path,
+            column_families::descriptors(),
+        )?;
+        let store = Self { db };
+        match store.meta_u64(META_SCHEMA_VERSION)? {
+            None => store.db.put_cf(
+                store.cf(META),
+                META_SCHEMA_VERSION,
+                SCHEMA_VERSION.to_le_bytes(),
+            )?,
+            Some(SCHEMA_VERSION) => {}
+            Some(other) => {
+                return Err(HebbsError::corrupt(
+                    "store",
+                    format!("schema version {other}, this build reads {SCHEMA_VERSION}"),
+                ))
+            }
+        }
+        Ok(store)
+    }
+
+    /// The handle of a column family opened by [`Store::open`].
+    pub(super) fn cf(&self, name: &str) -> &ColumnFamily {
+        self.db
+            .cf_handle(name)
+            .expect("every column family is opened with the database")
+    }
+
+    /// A new empty batch.
+    pub fn batch(&self) -> StoreBatch<'_> {
+        StoreBatch::new(self)
+    }
+
+    /// Applies `batch` atomically; with `sync` the WAL is fsynced before returning.
+    pub fn commit(&self, batch: StoreBatch<'_>, sync: bool) -> Result<()> {
+        let mut options = WriteOptions::default();
+        options.set_sync(sync);
+        self.db.write_opt(batch.batch, &options)?;
+        Ok(())
+    }
+
+    /// The stored record of `id`.
+    pub fn record(&self, id: &MemoryId) -> Result<Option<StoredMemory>> {
+        self.db
+            .get_pinned_cf(self.cf(MEMORIES), id.as_bytes())?
+            .map(|bytes| StoredMemory::decode(&bytes))
+            .transpose()
+    }
+
+    /// Records of many ids in one multi-get, in input order.
+    pub fn records(&self, ids: &[MemoryId]) -> Result<Vec<Option<StoredMemory>>> {
+        let cf = self.cf(MEMORIES);
+        self.db
+            .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
+            .into_iter()
+            .map(|found| found?.map(|bytes| StoredMemory::decode(&bytes)).transpose())
+            .collect()
+    }
+
+    /// Access statistics of many ids, in input order.
+    pub fn access_stats(&self, ids: &[MemoryId]) -> Result<Vec<AccessStats>> {
+        let cf = self.cf(ACCESS);
+        self.db
+            .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
+            .into_iter()
+            .map(|found| {
+                Ok(found?
+                    .map(|bytes| AccessStats::decode(&bytes))
+                    .unwrap_or_default())
+            })
+            .collect()
+    }
+
+    /// Whether a memory with this id exists.
+    pub fn contains(&self, id: &MemoryId) -> Result<bool> {
+        Ok(self
+            .db
+            .get_pinned_cf(self.cf(MEMORIES), id.as_bytes())?
+            .is_some())
+    }
+
+    /// The stored (normalised) vector of `id`.
+    pub fn vector(&self, id: &MemoryId) -> Result<Option<Vec<f32>>> {
+        self.db
+            .get_pinned_cf(self.cf(VECTORS), id.as_bytes())?
+            .map(|bytes| decode_vector(&bytes))
+            .transpose()
+    }
+
+    /// Stored vectors of many ids, in input order.
+    pub fn vectors(&self, ids: &[MemoryId]) -> Result<Vec<Option<Vec<f32>>>> {
+        let cf = self.cf(VECTORS);
+        self.db
+            .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
+            .into_iter()
+            .map(|found| found?.map(|bytes| decode_vector(&bytes)).transpose())
+            .collect()
+    }
+
+    /// Every stored vector, streamed in id order.
+    pub fn scan_vectors(&self) -> impl Iterator<Item = Result<(MemoryId, Vec<f32>)>> + '_ {
+        self.db
+            .iterator_cf(self.cf(VECTORS), IteratorMode::Start)
+            .map(|item| {
+                let (key, value) = item?;
+                Ok((
+                    MemoryId::from_slice(&key, "vector key")?,
+                    decode_vector(&value)?,
+                ))
+            })
+    }
+
+    /// Outgoing edges of `id` (targets it points at), one prefix scan.
+    pub fn edges_out(&self, id: &MemoryId) -> Result<Vec<Edge>> {
+        self.edges(EDGES_OUT, id)
+    }
+
+    /// Incoming edges of `id`: each edge's `target` is the memory that points at `id`.
+    pub fn edges_in(&self, id: &MemoryId) -> Result<Vec<Edge>> {
+        self.edges(EDGES_IN, id)
+    }
+
+    fn edges(&self, cf: &str, id: &MemoryId) -> Result<Vec<Edge>> {
+        let mut options = ReadOptions::default();
+        let mut upper = id.as_bytes().to_vec();
+        upper.push(u8::MAX);
+        options.set_iterate_upper_bound(upper);
+        let iter = self.db.iterator_cf_opt(
+            self.cf(cf),
+            options,
+            IteratorMode::From(id.as_bytes(), Direction::Forward),
+        );
+        iter.map(|item| {
+            let (key, value) = item?;
+            let (_, edge_type, other) = decode_edge_key(&key)?;
+            let confidence = value
+                .as_ref()
+                .try_into()
+                .map(f32::from_le_bytes)
+                .map_err(|_| HebbsError::corrupt("edge", "confidence is not 4 bytes"))?;
+            Ok(Edge {
+                target: other,
+                edge_type,
+                confidence,
+            })
+        })
+        .collect()
+    }
+
+    /// Up to `limit` memories of `entity` created in `[start_us, end_us]`, newest first:
+    /// one seek then a reverse scan, O(log n + k).
+    pub fn temporal_newest_first(
+        &self,
+        entity: &str,
+        start_us: u64,
+        end_us: u64,
+        limit: usize,
+    ) -> Result<Vec<TemporalKey>> {
+        let mut options = ReadOptions::default();
+        options.set_iterate_lower_bound(TemporalKey::lower_bound(entity, start_us));
+        let upper = TemporalKey::upper_bound(entity, end_us);
+        options.set_iterate_upper_bound(upper.clone());
+        let iter = self.db.iterator_cf_opt(
+            self.cf(TEMPORAL),
+            options,
+            IteratorMode::From(&upper, Direction::Reverse),
+        );
+        iter.take(limit)
+            .map(|item| TemporalKey::decode(&item?.0))
+            .collect()
+    }
+
+    /// Changelog entries with a sequence number of at least `from_seq`, in order.
+    pub fn changelog_from(
+        &self,
+        from_seq: u64,
+    ) -> impl Iterator<Item = Result<ChangelogEntry>> + '_ {
+        let start = ChangelogEntry::key(from_seq);
+        self.db
+            .iterator_cf(
+                self.cf(CHANGELOG),
+                IteratorMode::From(&start, Direction::Forward),
+            )
+            .map(|item| {
+                let (key, value) = item?;
+                ChangelogEntry::decode(&key, &value)
+            })
+    }
+
+    /// Drops changelog entries below `seq` (they are covered by an index checkpoint).
+    pub fn truncate_changelog_below(&self, seq: u64) -> Result<()> {
+        self.db.delete_range_cf(
+            self.cf(CHANGELOG),
+            ChangelogEntry::key(0),
+            ChangelogEntry::key(seq),
+        )?;
+        Ok(())
+    }
+
+    /// Persisted number of live memories.
+    pub fn memory_count(&self) -> Result<u64> {
+        Ok(self.meta_u64(META_MEMORY_COUNT)?.unwrap_or(0))
+    }
+
+    /// The next changelog sequence number to hand out.
+    pub fn next_seq(&self) -> Result<u64> {
+        Ok(self.meta_u64(META_NEXT_SEQ)?.unwrap_or(0))
+    }
+
+    /// The embedding dimension fixed by the first stored vector, if any.
+    pub fn dimension(&self) -> Result<Option<usize>> {
+        Ok(self.meta_u64(META_DIMENSION)?.map(|d| d as usize))
+    }
+
+    /// Fixes the embedding dimension (done once, with the first vector).
+    pub fn set_dimension(&self, dimension: usize) -> Result<()> {
+        self.db.put_cf(
+            self.cf(META),
+            META_DIMENSION,
+            (dimension as u64).to_le_bytes(),
+        )?;
+        Ok(())
+    }
+
+    /// Flushes memtables and the WAL to disk.
+    pub fn flush(&self) -> Result<()> {
+        self.db.flush_wal(true)?;
+        for name in column_families::ALL_COLUMN_FAMILIES {
+            self.db.flush_cf(self.cf(name))?;
+        }
+        Ok(())
+    }
+
+    fn meta_u64(&self, key: &[u8]) -> Result<Option<u64>> {
+        self.db
+            .get_pinned_cf(self.cf(META), key)?
+            .map(|bytes| {
+                bytes
+                    .as_ref()
+                    .try_into()
+                    .map(u64::from_le_bytes)
+                    .map_err(|_| HebbsError::corrupt("meta", "counter is not 8 bytes"))
+            })
+            .transpose()
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests of hebbs-core on real RocksDB stores, in one test binary.
+
+mod common;
+mod crash_recovery;
+mod engine_api;
+mod hnsw_recall;
