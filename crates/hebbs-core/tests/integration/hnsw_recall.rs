@@ -46,7 +46,13 @@ fn hnsw_matches_brute_force_on_clustered_vectors() {
     let mut vectors = clustered(&mut rng, COUNT + QUERIES, 200, DIM, 1.0);
     let queries = vectors.split_off(COUNT);
     let ids: Vec<MemoryId> = (0..COUNT).map(|_| MemoryId::new()).collect();
-    let entity_of = |i: usize| if i.is_multiple_of(4) { "quarter" } else { "rest" };
+    let entity_of = |i: usize| {
+        if i.is_multiple_of(4) {
+            "quarter"
+        } else {
+            "rest"
+        }
+    };
     let index = VectorIndex::new(HnswParams::default(), DIM, COUNT);
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()

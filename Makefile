@@ -1,0 +1,40 @@
+# The two commands a newcomer needs are `make demo` and `make test`; each installs what it needs.
+# RocksDB's C++ build is the slow step: the cargo target directory lives outside the clone so
+# every clone on the machine reuses it.
+
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/hebbs-target
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test bootstrap build lint test-rust test-python bench clean
+
+demo: build
+	$(VENV)/bin/hebbs demo
+
+test: build lint test-rust test-python
+
+bootstrap:
+	scripts/bootstrap.sh
+
+build: bootstrap
+	$(VENV)/bin/maturin develop --release --extras test,bench --quiet
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --release --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest hebbs._native
+
+test-rust:
+	cargo test --release --workspace
+
+test-python:
+	$(PY) -m pytest -q
+
+bench: build
+	$(PY) benches/engine_bench.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,39 @@
+//! `hebbs._native`: the PyO3 bindings of `hebbs-core`. This crate only converts types, releases
+//! the GIL around every engine call (see [`detach::engine_call`]) and maps each core error variant
+//! to its own Python exception. The Python package `hebbs` builds the public API on top.
+
+mod detach;
+mod engine;
+mod errors;
+mod json;
+mod slot;
+mod types;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add(
+        "DEFAULT_EF_SEARCH",
+        hebbs_core::index::vector::DEFAULT_EF_SEARCH,
+    )?;
+    module.add("MAX_EF_SEARCH", hebbs_core::index::vector::MAX_EF_SEARCH)?;
+    module.add("DEFAULT_TOP_K", hebbs_core::recall::DEFAULT_TOP_K)?;
+    module.add("MAX_TOP_K", hebbs_core::recall::MAX_TOP_K)?;
+    module.add("DEFAULT_IMPORTANCE", hebbs_core::engine::DEFAULT_IMPORTANCE)?;
+    module.add("MAX_CONTENT_BYTES", hebbs_core::memory::MAX_CONTENT_BYTES)?;
+    errors::register(module)?;
+    module.add_class::<engine::NativeEngine>()?;
+    module.add_class::<types::Memory>()?;
+    module.add_class::<types::MemoryKind>()?;
+    module.add_class::<types::Edge>()?;
+    module.add_class::<types::EdgeType>()?;
+    module.add_class::<types::ScoringWeights>()?;
+    module.add_class::<types::StrategyDetail>()?;
+    module.add_class::<types::RecallResult>()?;
+    module.add_class::<types::StrategyError>()?;
+    module.add_class::<types::RecallOutput>()?;
+    module.add_class::<types::HealthStatus>()?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! The engine slot: `Some` while open, emptied by `close()`.
+
+use std::sync::{Arc, Mutex};
+
+use hebbs_core::{Engine, HebbsError};
+
+/// Holds the engine until it is closed.
+#[derive(Default)]
+pub struct EngineSlot(Mutex<Option<Arc<Engine>>>);
+
+impl EngineSlot {
+    pub fn new(engine: Engine) -> Self {
+        Self(Mutex::new(Some(Arc::new(engine))))
+    }
+
+    /// The open engine, or `Closed`.
+    pub fn get(&self) -> Result<Arc<Engine>, HebbsError> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .ok_or(HebbsError::Closed)
+    }
+
+    /// Takes the engine out, leaving the slot closed.
+    pub fn take(&self) -> Option<Arc<Engine>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}

@@ -1,0 +1,65 @@
+"""hebbs: an embeddable cognitive memory engine for AI agents.
+
+Open a database in one line and remember and recall by meaning and by time::
+
+    import hebbs
+
+    with hebbs.Hebbs.open("./memory") as mem:
+        mem.remember("Acme asked for a 10% discount", entity_id="acme", importance=0.8)
+        for result in mem.recall("what did Acme want on price?").results:
+            print(f"{result.score:.3f}", result.memory.content)
+"""
+
+from hebbs._native import __version__
+from hebbs.aio import AsyncHebbs
+from hebbs.engine import Hebbs
+from hebbs.errors import (
+    ClosedError,
+    CorruptionError,
+    EmbeddingError,
+    HebbsError,
+    HebbsIOError,
+    IndexError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+)
+from hebbs.types import (
+    Edge,
+    EdgeType,
+    HealthStatus,
+    Memory,
+    MemoryKind,
+    RecallOutput,
+    RecallResult,
+    RememberItem,
+    ScoringWeights,
+    StrategyDetail,
+    StrategyError,
+)
+
+__all__ = [
+    "AsyncHebbs",
+    "ClosedError",
+    "CorruptionError",
+    "Edge",
+    "EdgeType",
+    "EmbeddingError",
+    "HealthStatus",
+    "Hebbs",
+    "HebbsError",
+    "HebbsIOError",
+    "IndexError",
+    "InvalidInputError",
+    "Memory",
+    "MemoryKind",
+    "NotFoundError",
+    "RecallOutput",
+    "RecallResult",
+    "RememberItem",
+    "ScoringWeights",
+    "StorageError",
+    "StrategyDetail",
+    "StrategyError",
+    "__version__",
+]

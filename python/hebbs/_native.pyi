@@ -1,0 +1,240 @@
+"""Type stubs of the native module `hebbs._native` (the PyO3 bindings of hebbs-core)."""
+
+from collections.abc import Iterable
+from typing import Any, ClassVar, final
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "DEFAULT_EF_SEARCH",
+    "DEFAULT_IMPORTANCE",
+    "DEFAULT_TOP_K",
+    "MAX_CONTENT_BYTES",
+    "MAX_EF_SEARCH",
+    "MAX_TOP_K",
+    "ClosedError",
+    "CorruptionError",
+    "Edge",
+    "EdgeType",
+    "HealthStatus",
+    "HebbsError",
+    "HebbsIOError",
+    "IndexError",
+    "InvalidInputError",
+    "Memory",
+    "MemoryKind",
+    "NativeEngine",
+    "NotFoundError",
+    "RecallOutput",
+    "RecallResult",
+    "ScoringWeights",
+    "StorageError",
+    "StrategyDetail",
+    "StrategyError",
+    "__version__",
+]
+
+__version__: str
+DEFAULT_EF_SEARCH: int
+MAX_EF_SEARCH: int
+DEFAULT_TOP_K: int
+MAX_TOP_K: int
+DEFAULT_IMPORTANCE: float
+MAX_CONTENT_BYTES: int
+
+class HebbsError(Exception): ...
+
+class InvalidInputError(HebbsError):
+    field: str
+    reason: str
+
+class NotFoundError(HebbsError): ...
+class StorageError(HebbsError): ...
+class HebbsIOError(HebbsError): ...
+class CorruptionError(HebbsError): ...
+class IndexError(HebbsError): ...
+class ClosedError(HebbsError): ...
+
+@final
+class MemoryKind:
+    EPISODE: ClassVar[MemoryKind]
+    INSIGHT: ClassVar[MemoryKind]
+    REVISION: ClassVar[MemoryKind]
+    @property
+    def value(self) -> str: ...
+    def __int__(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class EdgeType:
+    CAUSED_BY: ClassVar[EdgeType]
+    RELATED_TO: ClassVar[EdgeType]
+    FOLLOWED_BY: ClassVar[EdgeType]
+    REVISED_FROM: ClassVar[EdgeType]
+    INSIGHT_FROM: ClassVar[EdgeType]
+    @property
+    def value(self) -> str: ...
+    def __int__(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Edge:
+    def __new__(
+        cls, target: bytes | str, edge_type: EdgeType | str, confidence: float | None = None
+    ) -> Edge: ...
+    @property
+    def target(self) -> bytes: ...
+    @property
+    def edge_type(self) -> EdgeType: ...
+    @property
+    def confidence(self) -> float: ...
+
+@final
+class Memory:
+    @property
+    def id(self) -> bytes: ...
+    @property
+    def id_hex(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def importance(self) -> float: ...
+    @property
+    def context(self) -> dict[str, Any]: ...
+    @property
+    def entity_id(self) -> str | None: ...
+    @property
+    def created_at(self) -> int: ...
+    @property
+    def updated_at(self) -> int: ...
+    @property
+    def last_accessed_at(self) -> int: ...
+    @property
+    def access_count(self) -> int: ...
+    @property
+    def decay_score(self) -> float: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def embedding(self) -> NDArray[np.float32] | None: ...
+
+@final
+class ScoringWeights:
+    """Defaults: 0.5 / 0.2 / 0.2 / 0.1, max age 30 days, reinforcement cap 100."""
+
+    def __new__(
+        cls,
+        w_relevance: float = ...,
+        w_recency: float = ...,
+        w_importance: float = ...,
+        w_reinforcement: float = ...,
+        max_age_us: int = ...,
+        reinforcement_cap: int = ...,
+    ) -> ScoringWeights: ...
+    @property
+    def w_relevance(self) -> float: ...
+    @property
+    def w_recency(self) -> float: ...
+    @property
+    def w_importance(self) -> float: ...
+    @property
+    def w_reinforcement(self) -> float: ...
+    @property
+    def max_age_us(self) -> int: ...
+    @property
+    def reinforcement_cap(self) -> int: ...
+
+@final
+class StrategyDetail:
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def relevance(self) -> float: ...
+    @property
+    def distance(self) -> float | None: ...
+    @property
+    def timestamp(self) -> int | None: ...
+    @property
+    def rank(self) -> int | None: ...
+
+@final
+class RecallResult:
+    @property
+    def memory(self) -> Memory: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def strategy_details(self) -> list[StrategyDetail]: ...
+
+@final
+class StrategyError:
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+@final
+class RecallOutput:
+    @property
+    def results(self) -> list[RecallResult]: ...
+    @property
+    def strategy_errors(self) -> list[StrategyError]: ...
+    def __len__(self) -> int: ...
+
+@final
+class HealthStatus:
+    @property
+    def serving(self) -> bool: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def memory_count(self) -> int: ...
+    @property
+    def uptime_seconds(self) -> int: ...
+
+@final
+class NativeEngine:
+    def __new__(
+        cls,
+        path: str,
+        dimension: int | None = None,
+        m: int | None = None,
+        ef_construction: int | None = None,
+        ef_search: int | None = None,
+        sync_writes: bool = False,
+    ) -> NativeEngine: ...
+    def remember(
+        self,
+        content: str,
+        embedding: NDArray[np.float32],
+        importance: float = ...,
+        context: dict[str, Any] | None = None,
+        entity_id: str | None = None,
+        edges: Iterable[Edge] | None = None,
+        created_at: int | None = None,
+    ) -> Memory: ...
+    def remember_many(
+        self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
+    ) -> list[Memory]: ...
+    def get(self, id: bytes | str, include_embedding: bool = False) -> Memory: ...
+    def recall(
+        self,
+        cue_embedding: NDArray[np.float32] | None = None,
+        strategies: list[str] | None = None,
+        top_k: int = ...,
+        entity_id: str | None = None,
+        time_range: tuple[int, int] | None = None,
+        ef_search: int | None = None,
+        scoring_weights: ScoringWeights | None = None,
+        include_embedding: bool = False,
+    ) -> RecallOutput: ...
+    def health(self) -> HealthStatus: ...
+    def checkpoint(self) -> None: ...
+    def opened_from_checkpoint(self) -> bool: ...
+    def dimension(self) -> int | None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...

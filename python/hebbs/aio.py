@@ -1,0 +1,137 @@
+"""`AsyncHebbs`: the embedded engine for asyncio code, with the same methods as :class:`Hebbs`
+as coroutines. Each call runs in a worker thread; the engine releases the GIL, so calls
+proceed in parallel with the event loop and with each other."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable, TypeVar
+
+from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K
+from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs
+from hebbs.types import (
+    Edge,
+    HealthStatus,
+    Memory,
+    MemoryIdLike,
+    RecallOutput,
+    ScoringWeights,
+    TimestampLike,
+)
+
+T = TypeVar("T")
+
+
+async def _in_thread(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, functools.partial(call, *args, **kwargs))
+
+
+class AsyncHebbs:
+    """An open hebbs database for asyncio. Open with ``await AsyncHebbs.open(path)``."""
+
+    def __init__(self, engine: Hebbs) -> None:
+        self._engine = engine
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        embedder: EmbedderLike = None,
+        dimension: int | None = None,
+        m: int | None = None,
+        ef_construction: int | None = None,
+        ef_search: int | None = None,
+        sync_writes: bool = False,
+    ) -> AsyncHebbs:
+        """Opens the database in ``path``; the arguments are those of :meth:`Hebbs.open`."""
+        engine = await _in_thread(
+            Hebbs.open,
+            path,
+            embedder=embedder,
+            dimension=dimension,
+            m=m,
+            ef_construction=ef_construction,
+            ef_search=ef_search,
+            sync_writes=sync_writes,
+        )
+        return cls(engine)
+
+    @property
+    def sync(self) -> Hebbs:
+        """The underlying synchronous engine."""
+        return self._engine
+
+    async def remember(
+        self,
+        content: str,
+        importance: float = DEFAULT_IMPORTANCE,
+        context: Mapping[str, Any] | None = None,
+        entity_id: str | None = None,
+        edges: Sequence[Edge] = (),
+        created_at: TimestampLike | None = None,
+        embedding: Any = None,
+    ) -> Memory:
+        """See :meth:`Hebbs.remember`."""
+        return await _in_thread(
+            self._engine.remember,
+            content,
+            importance=importance,
+            context=context,
+            entity_id=entity_id,
+            edges=edges,
+            created_at=created_at,
+            embedding=embedding,
+        )
+
+    async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
+        """See :meth:`Hebbs.remember_many`."""
+        return await _in_thread(self._engine.remember_many, list(items))
+
+    async def get(self, id: MemoryIdLike, include_embedding: bool = False) -> Memory:
+        """See :meth:`Hebbs.get`."""
+        return await _in_thread(self._engine.get, id, include_embedding=include_embedding)
+
+    async def recall(
+        self,
+        cue: str | None = None,
+        strategies: Sequence[str] = DEFAULT_STRATEGIES,
+        top_k: int = DEFAULT_TOP_K,
+        entity_id: str | None = None,
+        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
+        ef_search: int | None = None,
+        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
+        cue_embedding: Any = None,
+        include_embedding: bool = False,
+    ) -> RecallOutput:
+        """See :meth:`Hebbs.recall`."""
+        return await _in_thread(
+            self._engine.recall,
+            cue,
+            strategies=strategies,
+            top_k=top_k,
+            entity_id=entity_id,
+            time_range=time_range,
+            ef_search=ef_search,
+            scoring_weights=scoring_weights,
+            cue_embedding=cue_embedding,
+            include_embedding=include_embedding,
+        )
+
+    async def health(self) -> HealthStatus:
+        """See :meth:`Hebbs.health`."""
+        return await _in_thread(self._engine.health)
+
+    async def close(self) -> None:
+        """See :meth:`Hebbs.close`."""
+        await _in_thread(self._engine.close)
+
+    async def __aenter__(self) -> AsyncHebbs:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

@@ -1,0 +1,236 @@
+"""`Hebbs`: the embedded engine. It embeds text with the configured embedder and hands vectors
+to the native core, which stores, indexes and recalls them with the GIL released."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+from hebbs._convert import invalid, to_micros, to_time_range, to_vector, to_weights
+from hebbs._native import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_TOP_K,
+    Edge,
+    HealthStatus,
+    Memory,
+    NativeEngine,
+    RecallOutput,
+    ScoringWeights,
+)
+from hebbs.embedder import Embedder, as_embedder
+from hebbs.errors import EmbeddingError
+from hebbs.types import MemoryIdLike, TimestampLike
+
+#: What ``embedder=`` accepts: None (the bundled model), an Embedder, or a callable
+#: ``list[str] -> array [n, d]``.
+EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
+
+#: Strategies run when ``recall`` is not told otherwise.
+DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+
+
+class Hebbs:
+    """An open hebbs database, in this process.
+
+    Open with :meth:`Hebbs.open`; use as a context manager or call :meth:`close`. Safe to share
+    between threads: every engine call releases the GIL.
+    """
+
+    def __init__(self, native: NativeEngine, embedder: EmbedderLike = None) -> None:
+        self._native = native
+        self._embedder_arg = embedder
+        self._embedder: Embedder | None = None
+        self._embedder_lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        embedder: EmbedderLike = None,
+        dimension: int | None = None,
+        m: int | None = None,
+        ef_construction: int | None = None,
+        ef_search: int | None = None,
+        sync_writes: bool = False,
+    ) -> Hebbs:
+        """Opens (creating if needed) the database in directory ``path``.
+
+        ``embedder`` turns text into vectors: None uses the bundled all-MiniLM-L6-v2 (loaded on
+        first use), or pass an :class:`~hebbs.embedder.Embedder` or any callable
+        ``list[str] -> array [n, d]``. HNSW parameters default to M=16, ef_construction=200,
+        ef_search=50. ``sync_writes`` fsyncs every write (survives power loss, slower).
+        """
+        native = NativeEngine(
+            os.fspath(path),
+            dimension=dimension,
+            m=m,
+            ef_construction=ef_construction,
+            ef_search=ef_search,
+            sync_writes=sync_writes,
+        )
+        return cls(native, embedder)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, created on first use."""
+        if self._embedder is None:
+            with self._embedder_lock:
+                if self._embedder is None:
+                    self._embedder = as_embedder(self._embedder_arg)
+        return self._embedder
+
+    def _embed(self, texts: list[str], *, query: bool) -> NDArray[np.float32]:
+        embedder = self.embedder
+        try:
+            vectors = embedder.embed_query(texts) if query else embedder.embed(texts)
+        except Exception as error:
+            raise EmbeddingError(f"the embedder failed: {error}") from error
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise EmbeddingError(
+                f"the embedder returned shape {vectors.shape} for {len(texts)} texts"
+            )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def remember(
+        self,
+        content: str,
+        importance: float = DEFAULT_IMPORTANCE,
+        context: Mapping[str, Any] | None = None,
+        entity_id: str | None = None,
+        edges: Sequence[Edge] = (),
+        created_at: TimestampLike | None = None,
+        embedding: Any = None,
+    ) -> Memory:
+        """Stores one memory and returns it. ``embedding`` skips the embedder."""
+        _check_content(content, "content")
+        vector = (
+            to_vector(embedding, "embedding")
+            if embedding is not None
+            else self._embed([content], query=False)[0]
+        )
+        return self._native.remember(
+            content,
+            vector,
+            importance=importance,
+            context=dict(context) if context is not None else None,
+            entity_id=entity_id,
+            edges=list(edges),
+            created_at=to_micros(created_at, "created_at"),
+        )
+
+    def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
+        """Stores many memories with one embedding batch and one atomic write.
+
+        Each item is a dict of :meth:`remember`'s keyword arguments (see
+        :class:`hebbs.types.RememberItem`). Returns the memories in input order. If any item is
+        invalid, nothing is stored.
+        """
+        rows = [dict(item) for item in items]
+        if not rows:
+            return []
+        for i, row in enumerate(rows):
+            unknown = set(row) - _REMEMBER_KEYS
+            if unknown:
+                raise invalid(f"items[{i}]", f"unknown keys {sorted(unknown)}")
+            _check_content(row.get("content"), f"items[{i}].content")
+            row["created_at"] = to_micros(row.get("created_at"), f"items[{i}].created_at")
+        missing = [i for i, row in enumerate(rows) if row.get("embedding") is None]
+        given = [i for i, row in enumerate(rows) if row.get("embedding") is not None]
+        vectors: list[NDArray[np.float32] | None] = [None] * len(rows)
+        for i in given:
+            vectors[i] = to_vector(rows[i].pop("embedding"), f"items[{i}].embedding")
+        if missing:
+            embedded = self._embed([rows[i]["content"] for i in missing], query=False)
+            for j, i in enumerate(missing):
+                vectors[i] = embedded[j]
+        for row in rows:
+            row.pop("embedding", None)
+        dims = {vector.shape[0] for vector in vectors if vector is not None}
+        if len(dims) != 1:
+            raise invalid("items", f"embeddings of different dimensions {sorted(dims)}")
+        matrix = np.stack([vector for vector in vectors if vector is not None])
+        return self._native.remember_many(rows, matrix)
+
+    def get(self, id: MemoryIdLike, include_embedding: bool = False) -> Memory:
+        """The memory with ``id``; raises :class:`~hebbs.errors.NotFoundError`."""
+        return self._native.get(id, include_embedding=include_embedding)
+
+    def recall(
+        self,
+        cue: str | None = None,
+        strategies: Sequence[str] = DEFAULT_STRATEGIES,
+        top_k: int = DEFAULT_TOP_K,
+        entity_id: str | None = None,
+        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
+        ef_search: int | None = None,
+        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
+        cue_embedding: Any = None,
+        include_embedding: bool = False,
+    ) -> RecallOutput:
+        """Recalls memories for ``cue`` with one or more strategies.
+
+        ``similarity`` needs a cue (or ``cue_embedding``); ``temporal`` needs ``entity_id`` and
+        takes an optional ``time_range``. Results are ranked by the composite score and each
+        carries its strategies' details.
+        """
+        if isinstance(strategies, str):
+            strategies = [strategies]
+        names = [str(name) for name in strategies]
+        vector = None
+        if cue_embedding is not None:
+            vector = to_vector(cue_embedding, "cue_embedding")
+        elif "similarity" in [name.lower() for name in names]:
+            if cue is None or not cue.strip():
+                raise invalid("cue", "the similarity strategy needs a non-empty cue")
+            vector = self._embed([cue], query=True)[0]
+        return self._native.recall(
+            vector,
+            strategies=names,
+            top_k=top_k,
+            entity_id=entity_id,
+            time_range=to_time_range(time_range),
+            ef_search=ef_search,
+            scoring_weights=to_weights(scoring_weights),
+            include_embedding=include_embedding,
+        )
+
+    def health(self) -> HealthStatus:
+        """Serving state, version, memory count and uptime."""
+        return self._native.health()
+
+    def checkpoint(self) -> None:
+        """Writes the vector index checkpoint now (``close`` does it too)."""
+        self._native.checkpoint()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return bool(self._native.closed)
+
+    def close(self) -> None:
+        """Checkpoints the index, flushes and releases the database. Idempotent."""
+        self._native.close()
+
+    def __enter__(self) -> Hebbs:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+_REMEMBER_KEYS = frozenset(
+    {"content", "importance", "context", "entity_id", "edges", "created_at", "embedding"}
+)
+
+
+def _check_content(content: object, field: str) -> None:
+    if not isinstance(content, str):
+        raise invalid(field, "must be a str")
+    if not content.strip():
+        raise invalid(field, "must not be empty")

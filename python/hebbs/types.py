@@ -1,0 +1,61 @@
+"""The data types of the API (seed 003), defined natively and re-exported here, plus the input
+shapes that only exist on the Python side."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Union
+
+from hebbs._native import (
+    Edge,
+    EdgeType,
+    HealthStatus,
+    Memory,
+    MemoryKind,
+    RecallOutput,
+    RecallResult,
+    ScoringWeights,
+    StrategyDetail,
+    StrategyError,
+)
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired, TypedDict
+else:
+    from typing_extensions import NotRequired, TypedDict
+
+#: A memory id: the 16 raw bytes or 32 hex digits.
+MemoryIdLike = Union[bytes, str]
+#: A timestamp: microseconds since the Unix epoch, or a timezone-aware datetime.
+TimestampLike = Union[int, datetime]
+
+
+class RememberItem(TypedDict):
+    """One item of :meth:`hebbs.Hebbs.remember_many`: the keyword arguments of ``remember``."""
+
+    content: str
+    importance: NotRequired[float]
+    context: NotRequired[dict[str, Any] | None]
+    entity_id: NotRequired[str | None]
+    edges: NotRequired[Sequence[Edge]]
+    created_at: NotRequired[TimestampLike | None]
+    embedding: NotRequired[Any]
+
+
+__all__ = [
+    "Edge",
+    "EdgeType",
+    "HealthStatus",
+    "Memory",
+    "MemoryIdLike",
+    "MemoryKind",
+    "RecallOutput",
+    "RecallResult",
+    "RememberItem",
+    "ScoringWeights",
+    "StrategyDetail",
+    "StrategyError",
+    "TimestampLike",
+]
