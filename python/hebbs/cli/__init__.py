@@ -1,0 +1,12 @@
+"""The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``health`` and ``demo``.
+
+Installed as the ``hebbs`` console script (``hebbs.cli:main``); run ``hebbs --help``. Every
+command takes ``--db PATH`` (default ``$HEBBS_DB``, else ``./hebbs-data``) and ``--json``.
+Exit codes: 0 success, 1 not found or engine error, 2 bad input.
+"""
+
+from __future__ import annotations
+
+from hebbs.cli.runner import main
+
+__all__ = ["main"]

@@ -1,0 +1,138 @@
+"""The ``remember``, ``recall``, ``get`` and ``health`` commands: each turns parsed arguments
+into engine calls and returns a :class:`CommandOutput` (a JSON payload and its text form)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K
+from hebbs.cli import format as fmt
+from hebbs.cli.errors import UsageError
+from hebbs.cli.values import EdgeSpec, Weights
+from hebbs.engine import Hebbs
+from hebbs.types import Edge, RecallOutput, ScoringWeights
+
+#: Strategy used when a recall has a cue and names none.
+CUE_STRATEGY = "similarity"
+#: Strategy used when a recall has only ``--entity-id`` and names none.
+ENTITY_STRATEGY = "temporal"
+#: The strategy that ``--since`` and ``--until`` apply to.
+TIME_RANGE_STRATEGY = "temporal"
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """What a command prints: ``payload`` with ``--json``, ``text`` otherwise."""
+
+    payload: fmt.JsonObject
+    text: str
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    """One recall, as the command line describes it."""
+
+    cue: str | None
+    strategies: tuple[str, ...]
+    top_k: int = DEFAULT_TOP_K
+    entity_id: str | None = None
+    since: int | None = None
+    until: int | None = None
+    ef_search: int | None = None
+    weights: Weights | None = None
+
+    def time_range(self) -> tuple[int | None, int | None] | None:
+        """``(since, until)`` when either is set."""
+        if self.since is None and self.until is None:
+            return None
+        return (self.since, self.until)
+
+    def scoring_weights(self) -> ScoringWeights | None:
+        """The composite-score weights when ``--weights`` was given."""
+        if self.weights is None:
+            return None
+        relevance, recency, importance, reinforcement = self.weights
+        return ScoringWeights(
+            w_relevance=relevance,
+            w_recency=recency,
+            w_importance=importance,
+            w_reinforcement=reinforcement,
+        )
+
+
+def remember(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Stores one memory; prints its id and a summary."""
+    edge_specs: list[EdgeSpec] = args.edges
+    edges = [Edge(spec.target, spec.edge_type, spec.confidence) for spec in edge_specs]
+    importance: float | None = args.importance
+    memory = engine.remember(
+        args.content,
+        importance=DEFAULT_IMPORTANCE if importance is None else importance,
+        context=args.context,
+        entity_id=args.entity_id,
+        edges=edges,
+        created_at=args.created_at,
+    )
+    payload = fmt.memory_json(memory)
+    payload["edges"] = [fmt.edge_json(edge) for edge in edges]
+    return CommandOutput(payload, fmt.remember_text(memory, edges))
+
+
+def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Recalls memories and prints them ranked by score."""
+    query = RecallQuery(
+        cue=args.cue,
+        strategies=resolve_strategies(args.strategies, args.cue, args.entity_id),
+        top_k=args.top_k,
+        entity_id=args.entity_id,
+        since=args.since,
+        until=args.until,
+        ef_search=args.ef_search,
+        weights=args.weights,
+    )
+    output = run_recall(engine, query)
+    return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, query.strategies))
+
+
+def get(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Prints every field of one memory."""
+    memory = engine.get(args.id, include_embedding=args.with_embedding)
+    return CommandOutput(fmt.memory_json(memory), fmt.memory_text(memory))
+
+
+def health(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Prints serving state, version, memory count and uptime."""
+    status = engine.health()
+    return CommandOutput(fmt.health_json(status), fmt.health_text(status))
+
+
+def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
+    """Runs ``query``; ``--since``/``--until`` without the temporal strategy is bad input."""
+    time_range = query.time_range()
+    if time_range is not None and TIME_RANGE_STRATEGY not in query.strategies:
+        raise UsageError("--since/--until", f"apply to the {TIME_RANGE_STRATEGY} strategy only")
+    return engine.recall(
+        query.cue,
+        strategies=query.strategies,
+        top_k=query.top_k,
+        entity_id=query.entity_id,
+        time_range=time_range,
+        ef_search=query.ef_search,
+        scoring_weights=query.scoring_weights(),
+    )
+
+
+def resolve_strategies(
+    named: Sequence[str], cue: str | None, entity_id: str | None
+) -> tuple[str, ...]:
+    """The strategies named (duplicates dropped), else similarity for a cue, else temporal for
+    an entity."""
+    if named:
+        return tuple(dict.fromkeys(named))
+    if cue is not None:
+        return (CUE_STRATEGY,)
+    if entity_id is not None:
+        return (ENTITY_STRATEGY,)
+    raise UsageError("CUE", "give a CUE to recall, or --entity-id for an entity's timeline")

@@ -1,0 +1,196 @@
+"""The argparse definition of the ``hebbs`` command line: global options, one subparser per
+command, and a parser class that raises :class:`~hebbs.cli.errors.UsageError` instead of
+exiting, so that :func:`hebbs.cli.main` decides the exit code and the output format."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Final, NoReturn
+
+from hebbs import __version__
+from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K, MAX_EF_SEARCH, MAX_TOP_K
+from hebbs.cli import values
+from hebbs.cli.errors import UsageError
+
+#: Name of the program in help and error messages.
+PROG: Final = "hebbs"
+#: Environment variable naming the database directory when ``--db`` is not given.
+DB_ENV: Final = "HEBBS_DB"
+#: Database directory when neither ``--db`` nor :data:`DB_ENV` is given.
+DEFAULT_DB: Final = "./hebbs-data"
+
+_EXAMPLES = f"""\
+examples:
+  {PROG} remember "Acme asked for a 15% discount" --entity-id acme --importance 0.8 \\
+      --context '{{"channel": "email", "topic": "pricing"}}'
+  {PROG} remember "Discount approved" --entity-id acme --edge ID:caused_by:0.9
+  {PROG} recall "what did Acme want on price?" --top-k 5
+  {PROG} recall --strategy temporal --entity-id acme --since 7d
+  {PROG} recall "latest on pricing" --weights 0.3:0.5:0.2:0
+  {PROG} get ID
+  {PROG} demo
+"""
+
+
+class CliParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors raise :class:`UsageError` instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError("", message, prog=self.prog)
+
+
+def build_parser() -> CliParser:
+    """The parser of the whole command line."""
+    parser = CliParser(
+        prog=PROG,
+        description="hebbs: an embeddable memory engine for AI agents.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _add_global_options(parser, db_help=_db_help(), in_subcommand=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_remember(commands)
+    _add_recall(commands)
+    _add_get(commands)
+    _add_health(commands)
+    _add_demo(commands)
+    return parser
+
+
+def _db_help() -> str:
+    return f"database directory (default: ${DB_ENV}, else {DEFAULT_DB})"
+
+
+def _add_global_options(
+    parser: argparse.ArgumentParser, *, db_help: str, in_subcommand: bool
+) -> None:
+    """``--db`` and ``--json``, accepted before and after the command name. In a subcommand
+    their default is SUPPRESS so that a value given before the command is kept."""
+    db_default = argparse.SUPPRESS if in_subcommand else None
+    json_default = argparse.SUPPRESS if in_subcommand else False
+    parser.add_argument("--db", metavar="PATH", default=db_default, help=db_help)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=json_default,
+        help="print machine-readable JSON instead of text",
+    )
+
+
+def _subparser(
+    commands: argparse._SubParsersAction[CliParser], name: str, summary: str
+) -> CliParser:
+    sub = commands.add_parser(name, help=summary, description=summary)
+    _add_global_options(sub, db_help=_db_help(), in_subcommand=True)
+    return sub
+
+
+def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "remember", "store one memory and print its id")
+    sub.add_argument("content", metavar="CONTENT", help="the memory text")
+    sub.add_argument("--entity-id", metavar="E", help="entity the memory belongs to")
+    sub.add_argument(
+        "--importance",
+        metavar="F",
+        type=values.importance,
+        help=f"importance in 0..1 (default {DEFAULT_IMPORTANCE})",
+    )
+    sub.add_argument(
+        "--context",
+        metavar="JSON",
+        type=values.context_object,
+        help='structured metadata, a JSON object such as \'{"channel": "email"}\'',
+    )
+    sub.add_argument(
+        "--edge",
+        metavar="TARGET:TYPE[:CONFIDENCE]",
+        dest="edges",
+        action="append",
+        type=values.edge_spec,
+        default=[],
+        help=f"an edge to memory TARGET (repeatable); TYPE is one of "
+        f"{', '.join(values.EDGE_TYPES)} (CamelCase works too); CONFIDENCE in 0..1",
+    )
+    sub.add_argument(
+        "--created-at",
+        metavar="T",
+        type=values.timestamp,
+        help="creation time (imports): ISO 8601, microseconds since the epoch, or 7d ago",
+    )
+
+
+def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "recall", "recall memories ranked by the composite score")
+    sub.add_argument(
+        "cue", metavar="CUE", nargs="?", help="what to recall (optional for temporal recall)"
+    )
+    sub.add_argument(
+        "--strategy",
+        dest="strategies",
+        metavar="NAME",
+        action="append",
+        type=values.strategy,
+        default=[],
+        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: similarity with a CUE, "
+        f"temporal with only --entity-id)",
+    )
+    sub.add_argument(
+        "--top-k",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_TOP_K,
+        help=f"results to return, 1..{MAX_TOP_K} (default {DEFAULT_TOP_K})",
+    )
+    sub.add_argument(
+        "--entity-id",
+        metavar="E",
+        help="entity scope: required by temporal, restricts similarity",
+    )
+    sub.add_argument(
+        "--since", metavar="T", type=values.timestamp, help="temporal: created at or after T"
+    )
+    sub.add_argument(
+        "--until", metavar="T", type=values.timestamp, help="temporal: created at or before T"
+    )
+    sub.add_argument(
+        "--weights",
+        metavar="R:REC:IMP:REINF",
+        type=values.weights,
+        help="composite-score weights of relevance, recency, importance and reinforcement "
+        "(default 0.5:0.2:0.2:0.1; recency-biased: 0.3:0.5:0.2:0)",
+    )
+    sub.add_argument(
+        "--ef-search",
+        metavar="N",
+        type=values.positive_int,
+        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH}",
+    )
+
+
+def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "get", "print every field of one memory")
+    sub.add_argument("id", metavar="ID", help="the memory id (32 hex digits)")
+    sub.add_argument(
+        "--with-embedding", action="store_true", help="also print the stored embedding"
+    )
+
+
+def _add_health(commands: argparse._SubParsersAction[CliParser]) -> None:
+    _subparser(commands, "health", "print serving state, version, memory count and uptime")
+
+
+def _add_demo(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = commands.add_parser(
+        "demo",
+        help="remember a bundled sample and show what recall does with it",
+        description="Remembers a bundled sample of an agent's conversations in one batch, "
+        "then runs recall queries that show similarity, temporal, entity-scoped and "
+        "recency-weighted recall.",
+    )
+    _add_global_options(
+        sub,
+        db_help="store the sample here, an empty or new directory "
+        "(default: a temporary directory, removed afterwards)",
+        in_subcommand=True,
+    )

@@ -1,0 +1,149 @@
+"""``main``: parses the command line, opens the database, runs the command and prints its
+output; maps every error to a one-line message on stderr and an exit code (0 success,
+1 not found or engine error, 2 bad input), never a traceback unless ``HEBBS_DEBUG`` is set."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Callable, Final
+
+from hebbs.cli import commands
+from hebbs.cli.commands import CommandOutput
+from hebbs.cli.demo import demo
+from hebbs.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from hebbs.cli.format import JsonObject, dumps
+from hebbs.cli.parser import DB_ENV, DEFAULT_DB, PROG, build_parser
+from hebbs.engine import Hebbs
+from hebbs.errors import HebbsError, InvalidInputError, NotFoundError
+
+#: A command that works on an open database.
+Handler = Callable[[argparse.Namespace, Hebbs], CommandOutput]
+
+#: The commands that open the database given by ``--db``.
+DATABASE_COMMANDS: Final[dict[str, Handler]] = {
+    "remember": commands.remember,
+    "recall": commands.recall,
+    "get": commands.get,
+    "health": commands.health,
+}
+#: Set to a non-empty value to let unexpected errors raise with their traceback.
+DEBUG_ENV: Final = "HEBBS_DEBUG"
+#: The option that asks for JSON output (also honoured for errors of the command line itself).
+JSON_FLAG: Final = "--json"
+#: Engine argument names and the command-line spelling shown in error messages.
+FIELD_FLAGS: Final = {
+    "content": "CONTENT",
+    "cue": "CUE",
+    "id": "ID",
+    "importance": "--importance",
+    "context": "--context",
+    "entity_id": "--entity-id",
+    "created_at": "--created-at",
+    "edge": "--edge",
+    "edges": "--edge",
+    "edge_type": "--edge",
+    "confidence": "--edge",
+    "strategies": "--strategy",
+    "top_k": "--top-k",
+    "time_range": "--since/--until",
+    "ef_search": "--ef-search",
+    "scoring_weights": "--weights",
+}
+_FIELD_ROOT = re.compile(r"[.\[]")
+
+
+class _Failure:
+    """An error as the command line reports it."""
+
+    def __init__(self, code: int, kind: str, message: str, field: str | None = None) -> None:
+        self.code = code
+        self.kind = kind
+        self.message = message
+        self.field = field
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the ``hebbs`` command line with ``argv`` (default ``sys.argv[1:]``) and returns the
+    exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    json_mode = JSON_FLAG in arguments
+    parser = build_parser()
+    try:
+        args = parser.parse_args(arguments)
+    except UsageError as error:
+        return _report(error.prog or PROG, _usage_failure(error), json_mode)
+    except SystemExit as done:
+        return _exit_code(done)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    prog = f"{PROG} {args.command}"
+    try:
+        output = _run(args)
+    except KeyboardInterrupt:
+        return _report(prog, _Failure(EXIT_INTERRUPTED, "interrupted", "interrupted"), args.json)
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV) and not isinstance(error, (UsageError, HebbsError)):
+            raise
+        return _report(prog, _classify(error), args.json)
+    print(dumps(output.payload) if args.json else output.text)
+    return EXIT_OK
+
+
+def database_path(args: argparse.Namespace) -> str:
+    """``--db``, else ``$HEBBS_DB``, else ``./hebbs-data``."""
+    given: str | None = args.db
+    return given or os.environ.get(DB_ENV) or DEFAULT_DB
+
+
+def _run(args: argparse.Namespace) -> CommandOutput:
+    command: str = args.command
+    if command == "demo":
+        return demo(args)
+    with Hebbs.open(database_path(args)) as engine:
+        return DATABASE_COMMANDS[command](args, engine)
+
+
+def _classify(error: Exception) -> _Failure:
+    if isinstance(error, UsageError):
+        return _usage_failure(error)
+    if isinstance(error, InvalidInputError):
+        field = _flag(getattr(error, "field", ""))
+        reason = getattr(error, "reason", "") or str(error)
+        return _Failure(EXIT_USAGE, "invalid_input", f"invalid {field}: {reason}", field)
+    if isinstance(error, NotFoundError):
+        return _Failure(EXIT_FAILURE, "not_found", str(error))
+    if isinstance(error, (HebbsError, OSError)):
+        return _Failure(EXIT_FAILURE, type(error).__name__, str(error))
+    message = f"unexpected {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for a traceback)"
+    return _Failure(EXIT_FAILURE, "internal", message)
+
+
+def _usage_failure(error: UsageError) -> _Failure:
+    return _Failure(EXIT_USAGE, "usage", str(error), error.field or None)
+
+
+def _flag(field: str) -> str:
+    root = _FIELD_ROOT.split(field, maxsplit=1)[0]
+    return FIELD_FLAGS.get(root, field or "input")
+
+
+def _report(prog: str, failure: _Failure, json_mode: bool) -> int:
+    if json_mode:
+        body: JsonObject = {"kind": failure.kind, "message": failure.message}
+        if failure.field:
+            body["field"] = failure.field
+        print(dumps({"error": body, "exit_code": failure.code}), file=sys.stderr)
+    else:
+        print(f"{prog}: error: {' '.join(failure.message.split())}", file=sys.stderr)
+    return failure.code
+
+
+def _exit_code(done: SystemExit) -> int:
+    if done.code is None:
+        return EXIT_OK
+    return done.code if isinstance(done.code, int) else EXIT_USAGE

@@ -1,0 +1,185 @@
+"""Parsers of single command-line values (``--edge``, ``--weights``, timestamps, ``--context``,
+fractions and counts). Each is an argparse ``type=`` function: it returns the parsed value or
+raises :class:`argparse.ArgumentTypeError`, which argparse reports with the option's name."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Final
+
+#: Separator inside ``--edge`` and ``--weights`` values.
+FIELD_SEPARATOR: Final = ":"
+#: Edge types, in the snake-case spelling the engine reports.
+EDGE_TYPES: Final = ("caused_by", "related_to", "followed_by", "revised_from", "insight_from")
+#: Recall strategies the command line offers.
+STRATEGIES: Final = ("similarity", "temporal")
+#: Names of the four composite-score weights, in the order ``--weights`` takes them.
+WEIGHT_NAMES: Final = ("w_relevance", "w_recency", "w_importance", "w_reinforcement")
+#: The Unix epoch, the zero of every stored timestamp.
+EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: One microsecond, the unit of stored timestamps.
+MICROSECOND: Final = timedelta(microseconds=1)
+#: Units of relative times such as ``7d`` (seven days ago).
+RELATIVE_UNITS: Final = {
+    "s": timedelta(seconds=1),
+    "m": timedelta(minutes=1),
+    "h": timedelta(hours=1),
+    "d": timedelta(days=1),
+    "w": timedelta(weeks=1),
+}
+_RELATIVE_TIME = re.compile(r"^(\d+(?:\.\d+)?)([smhdw])$")
+
+
+@dataclass(frozen=True)
+class EdgeSpec:
+    """One ``--edge TARGET:TYPE[:CONFIDENCE]``; ``confidence`` None means the engine default."""
+
+    target: str
+    edge_type: str
+    confidence: float | None
+
+
+#: The four weights of ``--weights``, in :data:`WEIGHT_NAMES` order.
+Weights = tuple[float, float, float, float]
+
+
+def edge_spec(text: str) -> EdgeSpec:
+    """Parses ``TARGET:TYPE[:CONFIDENCE]``; TYPE is snake_case or CamelCase (``CausedBy``)."""
+    parts = text.split(FIELD_SEPARATOR)
+    if len(parts) not in (2, 3) or not parts[0].strip():
+        raise argparse.ArgumentTypeError(f"expected TARGET:TYPE[:CONFIDENCE], got {text!r}")
+    confidence = fraction(parts[2], "confidence") if len(parts) == 3 else None
+    return EdgeSpec(parts[0].strip(), edge_type(parts[1]), confidence)
+
+
+def edge_type(text: str) -> str:
+    """The snake-case edge type for ``text`` in any case, with or without underscores."""
+    folded = text.strip().replace("_", "").replace("-", "").lower()
+    for name in EDGE_TYPES:
+        if name.replace("_", "") == folded:
+            return name
+    raise argparse.ArgumentTypeError(
+        f"unknown edge type {text!r} (expected one of {', '.join(EDGE_TYPES)})"
+    )
+
+
+def strategy(text: str) -> str:
+    """A strategy name, case-insensitively."""
+    name = text.strip().lower()
+    if name not in STRATEGIES:
+        raise argparse.ArgumentTypeError(
+            f"unknown strategy {text!r} (expected one of {', '.join(STRATEGIES)})"
+        )
+    return name
+
+
+def weights(text: str) -> Weights:
+    """Parses ``RELEVANCE:RECENCY:IMPORTANCE:REINFORCEMENT``, e.g. ``0.3:0.5:0.2:0``."""
+    parts = text.split(FIELD_SEPARATOR)
+    if len(parts) != len(WEIGHT_NAMES):
+        raise argparse.ArgumentTypeError(
+            f"expected {len(WEIGHT_NAMES)} weights RELEVANCE:RECENCY:IMPORTANCE:REINFORCEMENT, "
+            f"got {len(parts)} in {text!r}"
+        )
+    values = [non_negative(part, name) for part, name in zip(parts, WEIGHT_NAMES)]
+    if not any(values):
+        raise argparse.ArgumentTypeError("at least one weight must be positive")
+    return (values[0], values[1], values[2], values[3])
+
+
+def fraction(text: str, name: str = "value") -> float:
+    """A finite number in 0..1."""
+    value = finite(text, name)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{name} {text.strip()!r} is outside 0..1")
+    return value
+
+
+def importance(text: str) -> float:
+    """An importance: a number in 0..1."""
+    return fraction(text, "importance")
+
+
+def non_negative(text: str, name: str) -> float:
+    """A finite number that is at least 0."""
+    value = finite(text, name)
+    if value < 0.0:
+        raise argparse.ArgumentTypeError(f"{name} {text.strip()!r} is negative")
+    return value
+
+
+def finite(text: str, name: str) -> float:
+    """A finite float."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name} {text.strip()!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{name} {text.strip()!r} is not finite")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def context_object(text: str) -> dict[str, Any]:
+    """A JSON object, e.g. ``{"channel": "email", "topic": "pricing"}``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({error.msg})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(
+            f"expected a JSON object, got a JSON {type(value).__name__}"
+        )
+    return value
+
+
+def timestamp(text: str) -> int:
+    """Microseconds since the epoch from integer microseconds, an ISO 8601 date or time (UTC
+    when it has no offset), or a relative time ago such as ``90m``, ``12h``, ``7d``, ``2w``."""
+    stripped = text.strip()
+    if stripped.isdigit():
+        return int(stripped)
+    relative = _RELATIVE_TIME.match(stripped)
+    if relative:
+        amount, unit = relative.groups()
+        return to_micros(datetime.now(timezone.utc) - float(amount) * RELATIVE_UNITS[unit])
+    return to_micros(iso_datetime(stripped))
+
+
+def iso_datetime(text: str) -> datetime:
+    """An aware datetime from ISO 8601 (a trailing ``Z`` means UTC; no offset means UTC)."""
+    normalised = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+    try:
+        parsed = datetime.fromisoformat(normalised)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not microseconds, an ISO 8601 time or a relative time like 7d"
+        ) from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+
+
+def to_micros(moment: datetime) -> int:
+    """Microseconds since the epoch of an aware datetime; earlier than the epoch is an error."""
+    if moment < EPOCH:
+        raise argparse.ArgumentTypeError(f"{moment.isoformat()} is before 1970-01-01")
+    return (moment - EPOCH) // MICROSECOND
+
+
+def from_micros(micros: int) -> datetime:
+    """The UTC datetime of microseconds since the epoch."""
+    return EPOCH + micros * MICROSECOND
