@@ -125,6 +125,19 @@ impl StoredMemory {
         out
     }
 
+    /// Reads only `(importance, created_at)` from an encoded record, without decoding the text
+    /// or the context: what ranking a candidate needs.
+    pub fn peek_scoring_fields(bytes: &[u8]) -> Result<(f32, u64)> {
+        let mut reader = Reader { bytes, at: 0 };
+        if reader.u8()? != RECORD_VERSION {
+            return Err(HebbsError::corrupt("memory record", "unknown version"));
+        }
+        reader.u8()?;
+        let importance = f32::from_le_bytes(reader.array()?);
+        let created_at = u64::from_le_bytes(reader.array()?);
+        Ok((importance, created_at))
+    }
+
     /// Parses a record written by [`StoredMemory::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self> {
         let mut reader = Reader { bytes, at: 0 };
@@ -237,7 +250,12 @@ mod tests {
                 content,
                 context,
             };
-            prop_assert_eq!(StoredMemory::decode(&record.encode()).unwrap(), record);
+            let bytes = record.encode();
+            prop_assert_eq!(
+                StoredMemory::peek_scoring_fields(&bytes).unwrap(),
+                (record.importance, record.created_at)
+            );
+            prop_assert_eq!(StoredMemory::decode(&bytes).unwrap(), record);
         }
     }
 

@@ -106,48 +106,48 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
     merged
 }
 
+/// Scores every candidate from the record header and access counter alone, keeps the best
+/// `top_k`, and only then reads and assembles their full records.
 fn score(
     context: &RecallContext<'_>,
     merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
 ) -> Result<Vec<RecallResult>> {
     let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
-    let records = context.store.records(&ids)?;
+    let fields = context.store.scoring_fields(&ids)?;
     let access = context.store.access_stats(&ids)?;
     let weights = &context.request.scoring_weights;
     let now = context.now_us;
-    let mut results: Vec<RecallResult> = merged
+    let mut ranked: Vec<(f32, u64, u64, MemoryId, Vec<StrategyDetail>)> = merged
+        .into_iter()
+        .zip(fields)
+        .zip(access)
+        .filter_map(|(((id, relevance, details), fields), stats)| {
+            let (importance, created_at) = fields?;
+            let score =
+                composite_score(weights, relevance, created_at, importance, stats.count, now);
+            Some((score, created_at, stats.count, id, details))
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    ranked.truncate(context.request.top_k);
+    let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
+    let records = context.store.records(&ids)?;
+    let vectors = if context.request.include_embedding {
+        context.store.vectors(&ids)?
+    } else {
+        vec![None; ids.len()]
+    };
+    Ok(ranked
         .into_iter()
         .zip(records)
-        .zip(access)
-        .filter_map(|(((id, relevance, details), record), stats)| {
-            let record = record?;
-            let score = composite_score(
-                weights,
-                relevance,
-                record.created_at,
-                record.importance,
-                stats.count,
-                now,
-            );
-            let memory = Memory::assemble(id, record, stats.count + 1, now, None, now);
+        .zip(vectors)
+        .filter_map(|(((score, _, count, id, details), record), embedding)| {
+            let memory = Memory::assemble(id, record?, count + 1, now, embedding, now);
             Some(RecallResult {
                 memory,
                 score,
                 strategy_details: details,
             })
         })
-        .collect();
-    results.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(b.memory.created_at.cmp(&a.memory.created_at))
-    });
-    results.truncate(context.request.top_k);
-    if context.request.include_embedding {
-        let ids: Vec<MemoryId> = results.iter().map(|r| r.memory.id).collect();
-        for (result, vector) in results.iter_mut().zip(context.store.vectors(&ids)?) {
-            result.memory.embedding = vector;
-        }
-    }
-    Ok(results)
+        .collect())
 }

@@ -1,5 +1,7 @@
 //! The `similarity` strategy: k-NN on the cue embedding; relevance is the cosine similarity
-//! (`1 - distance`). Entity-scoped searches are planned: a small entity is scanned exactly, a
+//! (`1 - distance`). It returns `max(top_k, ef_search)` candidates, the pool the HNSW search
+//! explores anyway, so the composite score (recency, importance, reinforcement) can rank more
+//! than the `top_k` nearest; raise `ef_search` for a larger pool. Entity-scoped searches are planned: a small entity is scanned exactly, a
 //! large one is searched in the HNSW graph with an entity filter.
 
 use super::executor::{Candidate, RecallContext};
@@ -16,6 +18,8 @@ pub(super) fn run(context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
         return Ok(Vec::new());
     };
     let query = context.cue.as_deref().unwrap_or_default();
+    let ef = request.ef_search.unwrap_or(index.default_ef_search());
+    let pool = request.top_k.max(ef);
     let neighbors = match &request.entity_id {
         Some(entity) => {
             let members = context.store.temporal_newest_first(
@@ -26,12 +30,12 @@ pub(super) fn run(context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
             )?;
             if members.len() <= EXACT_SCAN_MAX_ENTITY_SIZE {
                 let ids: Vec<_> = members.into_iter().map(|key| key.id).collect();
-                exact_scan(context, query, &ids)?
+                exact_scan(context, query, &ids, pool)?
             } else {
-                index.search(query, request.top_k, request.ef_search, Some(entity))
+                index.search(query, pool, Some(ef), Some(entity))
             }
         }
-        None => index.search(query, request.top_k, request.ef_search, None),
+        None => index.search(query, pool, Some(ef), None),
     };
     Ok(neighbors
         .into_iter()
@@ -52,6 +56,7 @@ fn exact_scan(
     context: &RecallContext<'_>,
     query: &[f32],
     ids: &[crate::memory::MemoryId],
+    pool: usize,
 ) -> Result<Vec<Neighbor>> {
     let vectors = context.store.vectors(ids)?;
     let mut hits: Vec<Neighbor> = ids
@@ -65,6 +70,6 @@ fn exact_scan(
         })
         .collect();
     hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
-    hits.truncate(context.request.top_k);
+    hits.truncate(pool);
     Ok(hits)
 }

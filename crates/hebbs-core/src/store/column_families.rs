@@ -30,6 +30,9 @@ pub const ALL_COLUMN_FAMILIES: [&str; 9] = [
 
 /// Block cache shared by all column families, in bytes.
 const BLOCK_CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// Merge operands one key may collect in the memtable before RocksDB folds them at write time,
+/// so a memory recalled thousands of times still reads in one step.
+const MAX_SUCCESSIVE_MERGES: usize = 8;
 /// Bloom filter bits per key for point-lookup column families.
 const BLOOM_BITS_PER_KEY: f64 = 10.0;
 
@@ -65,6 +68,7 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
     options.set_compression_type(rocksdb::DBCompressionType::Lz4);
     if name == ACCESS {
         options.set_merge_operator_associative("hebbs_access", merge_access);
+        options.set_max_successive_merges(MAX_SUCCESSIVE_MERGES);
     }
     options
 }

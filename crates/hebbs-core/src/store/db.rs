@@ -91,6 +91,20 @@ impl Store {
             .collect()
     }
 
+    /// `(importance, created_at)` of many ids, in input order, read without decoding the text.
+    pub fn scoring_fields(&self, ids: &[MemoryId]) -> Result<Vec<Option<(f32, u64)>>> {
+        let cf = self.cf(MEMORIES);
+        self.db
+            .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
+            .into_iter()
+            .map(|found| {
+                found?
+                    .map(|bytes| StoredMemory::peek_scoring_fields(&bytes))
+                    .transpose()
+            })
+            .collect()
+    }
+
     /// Access statistics of many ids, in input order.
     pub fn access_stats(&self, ids: &[MemoryId]) -> Result<Vec<AccessStats>> {
         let cf = self.cf(ACCESS);

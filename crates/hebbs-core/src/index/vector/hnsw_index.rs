@@ -82,6 +82,11 @@ impl VectorIndex {
         self.hnsw
     }
 
+    /// The `ef_search` used when a call does not give one.
+    pub fn default_ef_search(&self) -> usize {
+        self.params.ef_search
+    }
+
     /// The vector dimension.
     pub fn dimension(&self) -> usize {
         self.dimension
