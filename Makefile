@@ -17,7 +17,7 @@ bootstrap:
 	scripts/bootstrap.sh
 
 build: bootstrap
-	$(VENV)/bin/maturin develop --release --extras test,bench --quiet
+	$(VENV)/bin/maturin develop --release --extras test --quiet
 
 lint:
 	cargo fmt --all --check
@@ -34,7 +34,10 @@ test-python:
 	$(PY) -m pytest -q
 
 bench: build
+	$(VENV)/bin/python -m pip install -q "hnswlib>=0.8"
+	cargo bench -p hebbs-core --bench engine
 	$(PY) benches/engine_bench.py
+	$(PY) benches/embedder_bench.py
 
 clean:
 	rm -rf $(VENV)

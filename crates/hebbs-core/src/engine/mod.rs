@@ -30,6 +30,10 @@ use crate::recall::{execute, RecallContext, RecallOutput, RecallRequest};
 use crate::store::Store;
 
 const STORE_DIR: &str = "store";
+/// Batches up to this size return before their graph insert: their vectors are searched exactly
+/// from the index's pending buffer until a background drain moves them into the graph. Larger
+/// batches are inserted into the graph in parallel before the call returns.
+pub const DEFERRED_INSERT_MAX_BATCH: usize = 64;
 const INDEX_DIR: &str = "hnsw";
 
 /// Counters owned by the single writer.
@@ -150,6 +154,18 @@ impl Engine {
             input.validate(&prefix, now)?;
         }
         let first_dimension = inputs[0].embedding.len();
+        if let Some(i) = inputs
+            .iter()
+            .position(|input| input.embedding.len() != first_dimension)
+        {
+            return Err(HebbsError::invalid(
+                format!("items[{i}].embedding"),
+                format!(
+                    "dimension {} differs from the batch's {first_dimension}",
+                    inputs[i].embedding.len()
+                ),
+            ));
+        }
         let mut writer = self.writer.lock();
         let index = self.index_for(first_dimension)?;
         let mut batch = self.store.batch();
@@ -203,13 +219,15 @@ impl Engine {
         self.store.commit(batch, self.config.sync_writes)?;
         writer.memory_count += count;
         writer.next_seq += count;
-        let items: Vec<(MemoryId, Option<&str>, &[f32])> = prepared
-            .iter()
-            .map(|(id, record, vector)| (*id, record.entity_id.as_deref(), vector.as_slice()))
-            .collect();
-        if items.len() == 1 {
-            index.insert(items[0].0, items[0].1, items[0].2);
+        if prepared.len() <= DEFERRED_INSERT_MAX_BATCH {
+            for (id, record, vector) in &prepared {
+                index.insert_deferred(*id, record.entity_id.as_deref(), vector.clone());
+            }
         } else {
+            let items: Vec<(MemoryId, Option<&str>, &[f32])> = prepared
+                .iter()
+                .map(|(id, record, vector)| (*id, record.entity_id.as_deref(), vector.as_slice()))
+                .collect();
             index.insert_many(&items);
         }
         if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {

@@ -125,3 +125,49 @@ fn hnsw_matches_brute_force_on_clustered_vectors() {
     let recall = recall_at_k(&expected, &got);
     assert!(recall >= 0.95, "recall@10 with a third deleted: {recall}");
 }
+
+#[test]
+fn deferred_inserts_are_searchable_before_and_after_the_drain() {
+    let mut rng = Rng(7);
+    let vectors = clustered(&mut rng, 2000, 20, DIM, 1.0);
+    let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
+    let index = std::sync::Arc::new(VectorIndex::new(HnswParams::default(), DIM, 0));
+    let (bulk, deferred) = vectors.split_at(1500);
+    let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
+        .iter()
+        .zip(bulk)
+        .map(|(id, v)| (*id, Some("bulk"), v.as_slice()))
+        .collect();
+    index.insert_many(&items);
+    for (id, v) in ids[1500..].iter().zip(deferred) {
+        index.insert_deferred(*id, Some("late"), v.clone());
+    }
+    let top1 = |i: usize, entity: Option<&str>| index.search(&vectors[i], 1, None, entity)[0].id;
+    for i in (1500..2000).step_by(7) {
+        assert_eq!(top1(i, None), ids[i]);
+        assert_eq!(top1(i, Some("late")), ids[i]);
+        assert_ne!(top1(i, Some("bulk")), ids[i]);
+    }
+    let unique: HashSet<MemoryId> = index
+        .search(&vectors[1600], 50, None, None)
+        .iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(
+        unique.len(),
+        50,
+        "no duplicates between the graph and the pending buffer"
+    );
+    assert!(index.delete(&ids[1999]));
+    index.drain();
+    assert_eq!(index.pending_len(), 0);
+    assert_eq!(index.len(), 1999);
+    for i in (1500..1999).step_by(7) {
+        assert_eq!(top1(i, None), ids[i]);
+    }
+    let hits = index.search(&vectors[1999], 10, None, None);
+    assert!(
+        hits.iter().all(|hit| hit.id != ids[1999]),
+        "a deleted vector was returned"
+    );
+}

@@ -1,20 +1,30 @@
-//! [`VectorIndex`]: the `hnsw_rs` graph plus its [`SlotMap`]. Inserts and searches take `&self`
-//! and may run concurrently; the slot map sits behind a read-write lock.
+//! [`VectorIndex`]: the `hnsw_rs` graph plus its [`SlotMap`] and the [`PendingQueue`] of vectors
+//! not yet in the graph. Inserts and searches take `&self` and may run concurrently; the slot map
+//! sits behind a read-write lock.
 
+use std::collections::HashSet;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anndists::dist::DistDot;
 use hnsw_rs::hnsw::Hnsw;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
 use super::checkpoint;
 use super::params::{HnswParams, MAX_LAYERS};
+use super::pending::PendingQueue;
 use super::slots::SlotMap;
 use crate::error::Result;
 use crate::memory::MemoryId;
 
 /// Allocation hint for a new graph (it grows past it).
 const INITIAL_CAPACITY: usize = 10_000;
+/// Most pending vectors one drain step moves into the graph.
+const DRAIN_BATCH: usize = 1024;
+/// Most vectors the pending buffer holds. Past it, writers insert into the graph themselves, so
+/// a sustained write load is paced by the graph and the exact scan stays cheap.
+pub const MAX_PENDING: usize = 256;
 
 /// One search hit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,6 +39,11 @@ pub struct Neighbor {
 pub struct VectorIndex {
     hnsw: Hnsw<'static, f32, DistDot>,
     slots: RwLock<SlotMap>,
+    pending: PendingQueue,
+    /// Held while moving pending vectors into the graph: one drain at a time.
+    drain_lock: Mutex<()>,
+    /// Whether a background drain has been started and not yet begun draining.
+    drain_scheduled: AtomicBool,
     params: HnswParams,
     dimension: usize,
 }
@@ -43,12 +58,7 @@ impl VectorIndex {
             params.ef_construction,
             DistDot,
         );
-        Self {
-            hnsw,
-            slots: RwLock::new(SlotMap::default()),
-            params,
-            dimension,
-        }
+        Self::from_parts(hnsw, SlotMap::default(), params, dimension)
     }
 
     pub(super) fn from_parts(
@@ -60,6 +70,9 @@ impl VectorIndex {
         Self {
             hnsw,
             slots: RwLock::new(slots),
+            pending: PendingQueue::default(),
+            drain_lock: Mutex::new(()),
+            drain_scheduled: AtomicBool::new(false),
             params,
             dimension,
         }
@@ -72,8 +85,10 @@ impl VectorIndex {
     }
 
     /// Writes a checkpoint covering changelog entries below `covered_seq` into `dir`, atomically.
-    /// Blocks inserts while it runs so the graph and the slot map agree.
+    /// Drains pending vectors first and blocks inserts while it runs, so the graph and the slot
+    /// map agree.
     pub fn checkpoint(&self, dir: &Path, covered_seq: u64) -> Result<()> {
+        self.drain();
         let slots = self.slots.write();
         checkpoint::write(dir, &self.hnsw, &slots, covered_seq, self.dimension)
     }
@@ -92,7 +107,7 @@ impl VectorIndex {
         self.dimension
     }
 
-    /// Inserts normalised `vector` for `id`; a no-op if `id` is already indexed.
+    /// Inserts normalised `vector` for `id` into the graph now; a no-op if `id` is indexed.
     ///
     /// The slot is assigned under the lock, the graph insert runs after it is released so
     /// searches proceed meanwhile. Callers serialise inserts with checkpoints (the engine's
@@ -102,6 +117,53 @@ impl VectorIndex {
         if let Some(slot) = slot {
             self.hnsw.insert_slice((vector, slot));
         }
+    }
+
+    /// Makes `vector` searchable at once (exact scan of the pending buffer) and moves it into the
+    /// graph in the background, so the caller does not wait for the graph insert. When
+    /// [`MAX_PENDING`] vectors are already waiting it inserts into the graph directly.
+    pub fn insert_deferred(self: &Arc<Self>, id: MemoryId, entity: Option<&str>, vector: Vec<f32>) {
+        if self.pending.len() >= MAX_PENDING {
+            self.insert(id, entity, &vector);
+            return;
+        }
+        let slot = self.slots.write().assign(id, entity);
+        if let Some(slot) = slot {
+            self.pending.push(slot, vector);
+            if !self.drain_scheduled.swap(true, Ordering::AcqRel) {
+                let index = Arc::clone(self);
+                std::thread::spawn(move || {
+                    index.drain_scheduled.store(false, Ordering::Release);
+                    index.drain();
+                });
+            }
+        }
+    }
+
+    /// Moves every pending vector into the graph; returns when the buffer is empty.
+    pub fn drain(&self) {
+        let _one_drain = self.drain_lock.lock();
+        loop {
+            let batch = self.pending.front(DRAIN_BATCH);
+            if batch.is_empty() {
+                return;
+            }
+            if batch.len() == 1 {
+                self.hnsw.insert_slice((&batch[0].vector, batch[0].slot));
+            } else {
+                let items: Vec<(&[f32], usize)> = batch
+                    .iter()
+                    .map(|item| (item.vector.as_slice(), item.slot))
+                    .collect();
+                self.hnsw.parallel_insert_slice(&items);
+            }
+            self.pending.remove_front(batch.len());
+        }
+    }
+
+    /// Vectors waiting for their graph insert.
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
     }
 
     /// Inserts many vectors in parallel (ids already indexed are skipped); see [`Self::insert`].
@@ -157,19 +219,27 @@ impl VectorIndex {
             },
             None => None,
         };
-        let hits = if entity_index.is_none() && slots.deleted_len() == 0 {
+        let mut hits: Vec<(usize, f32)> = if entity_index.is_none() && slots.deleted_len() == 0 {
             self.hnsw.search(query, k, ef)
         } else {
             let filter = |slot: &usize| slots.accepts(*slot, entity_index);
             self.hnsw.search_filter(query, k, ef, Some(&filter))
-        };
+        }
+        .into_iter()
+        .map(|hit| (hit.d_id, hit.distance.max(0.0)))
+        .collect();
+        if !self.pending.is_empty() {
+            hits.extend(
+                self.pending
+                    .scan(query, |slot| slots.accepts(slot, entity_index)),
+            );
+            hits.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let mut seen = HashSet::with_capacity(hits.len());
+            hits.retain(|hit| seen.insert(hit.0));
+            hits.truncate(k);
+        }
         hits.into_iter()
-            .filter_map(|hit| {
-                slots.live_id(hit.d_id).map(|id| Neighbor {
-                    id,
-                    distance: hit.distance.max(0.0),
-                })
-            })
+            .filter_map(|(slot, distance)| slots.live_id(slot).map(|id| Neighbor { id, distance }))
             .collect()
     }
 }

@@ -4,9 +4,10 @@
 mod checkpoint;
 mod hnsw_index;
 mod params;
+mod pending;
 mod slots;
 
-pub use hnsw_index::{Neighbor, VectorIndex};
+pub use hnsw_index::{Neighbor, VectorIndex, MAX_PENDING};
 pub use params::{
     check_ef_search, HnswParams, DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, DEFAULT_M,
     MAX_EF_SEARCH,

@@ -1,0 +1,221 @@
+"""Engine benchmark at scale: hebbs against raw hnswlib on the same vectors, in one run.
+
+Measures, at ``--n`` memories of ``--dim``-d vectors passed in (so the engine alone is timed):
+remember p50/p99 (single calls on top of the bulk-loaded store), similarity recall p50/p99 and
+recall@10 over an ef_search sweep, temporal recall p50/p99, raw hnswlib search as the baseline,
+end-to-end remember and recall with the bundled embedder, and open time from the checkpoint
+versus a full rebuild. Prints one table; run ``python benches/engine_bench.py --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+import hebbs
+
+SEED = 7
+LATENT_DIM = 32
+#: Pause between paced remembers: an agent's cadence, which lets the background graph insert
+#: finish between calls (back-to-back calls measure the graph's insert throughput instead).
+PACE_S = 0.005
+ENTITIES = 1000
+DAY_US = 86_400 * 1_000_000
+BULK_BATCH = 2000
+EF_SWEEP = (50, 100, 200)
+PURE_RELEVANCE = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
+
+
+def embedding_like(
+    rng: np.random.Generator, n: int, dim: int, clusters: int, projection: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """Clustered points in a ``LATENT_DIM``-d space, projected to ``dim`` with a little noise:
+    sentence embeddings have a low intrinsic dimension, unlike isotropic Gaussian noise."""
+    latent_centres = np.random.default_rng(SEED).standard_normal((clusters, LATENT_DIM))
+    latent = latent_centres[rng.integers(0, clusters, n)] + 0.5 * rng.standard_normal(
+        (n, LATENT_DIM)
+    )
+    points = (latent @ projection + 0.05 * rng.standard_normal((n, dim))).astype(np.float32)
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    return points
+
+
+def timed(call: Callable[[], object], repeat: int) -> NDArray[np.float64]:
+    samples = np.empty(repeat)
+    for i in range(repeat):
+        start = time.perf_counter()
+        call()
+        samples[i] = time.perf_counter() - start
+    return samples * 1e3
+
+
+def percentiles(samples_ms: NDArray[np.float64]) -> tuple[float, float]:
+    return float(np.percentile(samples_ms, 50)), float(np.percentile(samples_ms, 99))
+
+
+def recall_at_10(truth: NDArray[np.int64], got: list[list[int]]) -> float:
+    hits = sum(len(set(t[:10]) & set(g[:10])) for t, g in zip(truth, got))
+    return hits / (10 * len(truth))
+
+
+def similarity_sweep(
+    mem: hebbs.Hebbs, queries: NDArray[np.float32], ef: int, index_of: dict[bytes, int]
+) -> tuple[NDArray[np.float64], list[list[int]]]:
+    """Latency (ms) of each query through the engine at ``ef``, and the row numbers found."""
+    samples = np.empty(len(queries))
+    got: list[list[int]] = []
+    for j, query in enumerate(queries):
+        start = time.perf_counter()
+        out = mem.recall(
+            cue_embedding=query, top_k=10, ef_search=ef, scoring_weights=PURE_RELEVANCE
+        )
+        samples[j] = (time.perf_counter() - start) * 1e3
+        got.append([index_of[r.memory.id] for r in out.results])
+    return samples, got
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--clusters", type=int, default=1000)
+    parser.add_argument("--single-writes", type=int, default=1000)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(SEED)
+    projection = rng.standard_normal((LATENT_DIM, args.dim)).astype(np.float32)
+    data = embedding_like(rng, args.n, args.dim, args.clusters, projection)
+    queries = embedding_like(rng, args.queries, args.dim, args.clusters, projection)
+    truth = np.argsort(-(queries @ data.T), axis=1)[:, :10]
+    now_us = time.time_ns() // 1000
+    rows: list[tuple[str, str]] = []
+
+    workdir = Path(tempfile.mkdtemp(prefix="hebbs-bench-"))
+    try:
+        db = workdir / "db"
+        mem = hebbs.Hebbs.open(db)
+        bulk = args.n - args.single_writes
+        start = time.perf_counter()
+        index_of: dict[bytes, int] = {}
+        for lo in range(0, bulk, BULK_BATCH):
+            hi = min(lo + BULK_BATCH, bulk)
+            items = [
+                {
+                    "content": f"memory {i}",
+                    "entity_id": f"entity-{i % ENTITIES}",
+                    "created_at": now_us - int((args.n - i) * (60 * DAY_US / args.n)),
+                    "embedding": data[i],
+                }
+                for i in range(lo, hi)
+            ]
+            for offset, memory in enumerate(mem.remember_many(items)):
+                index_of[memory.id] = lo + offset
+        bulk_s = time.perf_counter() - start
+        rows.append(("bulk load (remember_many)", f"{bulk / bulk_s:,.0f} memories/s"))
+
+        position = iter(range(bulk, args.n))
+
+        def remember_one() -> None:
+            i = next(position)
+            memory = mem.remember(
+                f"memory {i}", entity_id=f"entity-{i % ENTITIES}", embedding=data[i]
+            )
+            index_of[memory.id] = i
+
+        half = args.single_writes // 2
+        p50, p99 = percentiles(timed(remember_one, half))
+        rows.append(("engine remember back-to-back p50 / p99", f"{p50:.3f} / {p99:.3f} ms"))
+
+        def remember_paced() -> float:
+            time.sleep(PACE_S)
+            return float(timed(remember_one, 1)[0])
+
+        paced = np.array([remember_paced() for _ in range(args.single_writes - half)])
+        p50, p99 = percentiles(paced)
+        rows.append(
+            (f"engine remember paced {PACE_S * 1e3:.0f} ms p50 / p99", f"{p50:.3f} / {p99:.3f} ms")
+        )
+
+        engine_p50: dict[int, float] = {}
+        for ef in EF_SWEEP:
+            samples, got = similarity_sweep(mem, queries, ef, index_of)
+            p50, p99 = percentiles(samples)
+            engine_p50[ef] = p50
+            rows.append((f"engine similarity ef={ef} p50 / p99", f"{p50:.3f} / {p99:.3f} ms"))
+            rows.append((f"engine recall@10 ef={ef}", f"{recall_at_10(truth, got):.3f}"))
+
+        entities = rng.integers(0, ENTITIES, args.queries)
+        samples = np.array(
+            [
+                timed(
+                    lambda e=e: mem.recall(
+                        strategies=["temporal"], entity_id=f"entity-{e}", top_k=10
+                    ),
+                    1,
+                )[0]
+                for e in entities
+            ]
+        )
+        p50, p99 = percentiles(samples)
+        rows.append(("engine temporal p50 / p99", f"{p50:.3f} / {p99:.3f} ms"))
+
+        texts = [f"note {i}: the customer asked about invoice {i} and shipping" for i in range(50)]
+        mem.embedder.embed(texts[:2])
+        p50, _ = percentiles(
+            np.array([timed(lambda t=t: mem.remember(t, entity_id="e2e"), 1)[0] for t in texts])
+        )
+        rows.append(("end-to-end remember p50 (bundled embedder)", f"{p50:.3f} ms"))
+        cues = [f"what did the customer ask about shipping {i}?" for i in range(50)]
+        p50, _ = percentiles(np.array([timed(lambda c=c: mem.recall(c), 1)[0] for c in cues]))
+        rows.append(("end-to-end recall p50 (bundled embedder)", f"{p50:.3f} ms"))
+
+        mem.close()
+        start = time.perf_counter()
+        hebbs.Hebbs.open(db).close()
+        rows.append(("open from checkpoint", f"{time.perf_counter() - start:.2f} s"))
+        shutil.rmtree(db / "hnsw")
+        start = time.perf_counter()
+        hebbs.Hebbs.open(db).close()
+        rows.append(("open with full rebuild", f"{time.perf_counter() - start:.2f} s"))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    import hnswlib
+
+    index = hnswlib.Index(space="ip", dim=args.dim)
+    index.init_index(max_elements=args.n, M=16, ef_construction=200, random_seed=SEED)
+    start = time.perf_counter()
+    index.add_items(data, np.arange(args.n))
+    rows.append(("hnswlib build", f"{args.n / (time.perf_counter() - start):,.0f} vectors/s"))
+    index.set_num_threads(1)
+    for ef in EF_SWEEP:
+        index.set_ef(ef)
+        got = []
+        samples = np.empty(len(queries))
+        for j, q in enumerate(queries):
+            start = time.perf_counter()
+            labels, _ = index.knn_query(q, k=10)
+            samples[j] = (time.perf_counter() - start) * 1e3
+            got.append([int(x) for x in labels[0]])
+        p50, p99 = percentiles(samples)
+        rows.append((f"hnswlib search ef={ef} p50 / p99", f"{p50:.3f} / {p99:.3f} ms"))
+        rows.append((f"hnswlib recall@10 ef={ef}", f"{recall_at_10(truth, got):.3f}"))
+        rows.append((f"engine / hnswlib p50 ratio ef={ef}", f"{engine_p50[ef] / p50:.2f}x"))
+
+    width = max(len(name) for name, _ in rows)
+    print(f"\nhebbs engine benchmark: n={args.n:,}, dim={args.dim}, queries={args.queries}")
+    print("-" * (width + 24))
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()
