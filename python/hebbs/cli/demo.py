@@ -104,8 +104,8 @@ DEMO_QUERIES: Final = (
         ),
     ),
     DemoQuery(
-        "the same cue with recency-biased weights 0.3:0.5:0.2:0: this week's incidents "
-        "overtake the closer but older match",
+        "the same cue with recency-biased weights 0.3:0.5:0.2:0 (seed 000's time-ordered view): "
+        "among the ef_search candidates, this week's memories overtake the closer but older ones",
         RecallQuery(
             cue=OUTAGE_CUE,
             strategies=("similarity",),

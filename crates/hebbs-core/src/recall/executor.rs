@@ -1,6 +1,7 @@
 //! The recall executor: runs the requested strategies (in parallel on rayon when there are
 //! several), deduplicates by id keeping the highest relevance and every detail, scores each
-//! memory with the composite score and truncates to `top_k`.
+//! memory with the composite score, ranks by it (a temporal-only recall stays newest first) and
+//! truncates to `top_k`.
 
 use std::collections::HashMap;
 
@@ -107,7 +108,8 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
 }
 
 /// Scores every candidate from the record header and access counter alone, keeps the best
-/// `top_k`, and only then reads and assembles their full records.
+/// `top_k`, and only then reads and assembles their full records. A temporal-only recall keeps
+/// its timeline order (newest first, seed 000) and still reports each composite score.
 fn score(
     context: &RecallContext<'_>,
     merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
@@ -128,7 +130,11 @@ fn score(
             Some((score, created_at, stats.count, id, details))
         })
         .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    if context.request.strategies == [Strategy::Temporal] {
+        ranked.sort_by_key(|entry| entry.4[0].rank);
+    } else {
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    }
     ranked.truncate(context.request.top_k);
     let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
     let records = context.store.records(&ids)?;

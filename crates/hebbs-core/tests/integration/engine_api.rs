@@ -474,3 +474,36 @@ fn calls_after_close_are_refused() {
     ));
     assert!(!engine.health().serving);
 }
+
+#[test]
+fn temporal_alone_keeps_timeline_order_whatever_the_importance() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(10);
+    let base = hebbs_core::engine::now_us() - 1_000_000_000;
+    for i in 0..10u64 {
+        let importance = if i % 2 == 0 { 1.0 } else { 0.0 };
+        engine
+            .remember(hebbs_core::RememberInput {
+                importance,
+                ..input(
+                    &format!("{i}"),
+                    rng.vector(DIM),
+                    Some("acme"),
+                    Some(base + i * 1000),
+                )
+            })
+            .unwrap();
+    }
+    let output = engine.recall(&RecallRequest::temporal("acme")).unwrap();
+    let order: Vec<&str> = output
+        .results
+        .iter()
+        .map(|r| r.memory.content.as_str())
+        .collect();
+    assert_eq!(order, ["9", "8", "7", "6", "5", "4", "3", "2", "1", "0"]);
+    assert!(
+        output.results[1].score > output.results[0].score,
+        "scores still reflect importance"
+    );
+}
