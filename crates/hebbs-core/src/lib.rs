@@ -20,6 +20,7 @@
 //! # Ok::<(), hebbs_core::HebbsError>(())
 //! ```
 
+mod codec;
 pub mod engine;
 pub mod error;
 pub mod index;

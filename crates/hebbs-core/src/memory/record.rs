@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::{MemoryId, MemoryKind};
+use crate::codec::Reader;
 use crate::error::{HebbsError, Result};
 
 const RECORD_VERSION: u8 = 1;
@@ -128,7 +129,7 @@ impl StoredMemory {
     /// Reads only `(importance, created_at)` from an encoded record, without decoding the text
     /// or the context: what ranking a candidate needs.
     pub fn peek_scoring_fields(bytes: &[u8]) -> Result<(f32, u64)> {
-        let mut reader = Reader { bytes, at: 0 };
+        let mut reader = Reader::new(bytes, "memory record");
         if reader.u8()? != RECORD_VERSION {
             return Err(HebbsError::corrupt("memory record", "unknown version"));
         }
@@ -140,7 +141,7 @@ impl StoredMemory {
 
     /// Parses a record written by [`StoredMemory::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self> {
-        let mut reader = Reader { bytes, at: 0 };
+        let mut reader = Reader::new(bytes, "memory record");
         let version = reader.u8()?;
         if version != RECORD_VERSION {
             return Err(HebbsError::corrupt(
@@ -182,43 +183,6 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     let len = u32::try_from(bytes.len()).expect("field lengths are validated far below 4 GiB");
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(bytes);
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, len: usize) -> Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(len)
-            .filter(|end| *end <= self.bytes.len());
-        let end = end.ok_or_else(|| HebbsError::corrupt("memory record", "truncated"))?;
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
-    }
-
-    fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        Ok(self.take(N)?.try_into().expect("take returns N bytes"))
-    }
-
-    fn bytes(&mut self) -> Result<&'a [u8]> {
-        let len = u32::from_le_bytes(self.array()?) as usize;
-        self.take(len)
-    }
-
-    fn string(&mut self) -> Result<String> {
-        let bytes = self.bytes()?;
-        String::from_utf8(bytes.to_vec())
-            .map_err(|_| HebbsError::corrupt("memory record", "text is not UTF-8"))
-    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::codec::Reader;
 use crate::error::{HebbsError, Result};
 use crate::memory::MemoryId;
 
@@ -116,7 +117,7 @@ impl SlotMap {
 
     /// Parses [`SlotMap::encode`]: returns the map, the covered sequence and the dimension.
     pub fn decode(bytes: &[u8]) -> Result<(Self, u64, usize)> {
-        let mut reader = Reader { bytes, at: 0 };
+        let mut reader = Reader::new(bytes, "index checkpoint");
         if reader.take(8)? != MAGIC || reader.u32()? != VERSION {
             return Err(HebbsError::corrupt(
                 "index checkpoint",
@@ -134,10 +135,7 @@ impl SlotMap {
             map.by_id.insert(id, slot);
         }
         for index in 0..reader.u64()? as u32 {
-            let len = reader.u32()? as usize;
-            let name = std::str::from_utf8(reader.take(len)?)
-                .map_err(|_| HebbsError::corrupt("index checkpoint", "entity is not UTF-8"))?
-                .to_owned();
+            let name = reader.string()?;
             map.entity_index.insert(name.clone(), index);
             map.entities.push(name);
         }
@@ -145,36 +143,6 @@ impl SlotMap {
             map.deleted.insert(reader.u64()? as usize);
         }
         Ok((map, covered_seq, dimension))
-    }
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, len: usize) -> Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(len)
-            .filter(|end| *end <= self.bytes.len());
-        let end = end.ok_or_else(|| HebbsError::corrupt("index checkpoint", "truncated"))?;
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(slice)
-    }
-
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
-    }
-
-    fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
     }
 }
 
