@@ -41,6 +41,8 @@ struct WriterState {
     next_seq: u64,
     memory_count: u64,
     checkpointed_seq: u64,
+    /// Whether the store has recorded its vector dimension (done with the first write).
+    dimension_stored: bool,
 }
 
 /// An open hebbs database. All methods take `&self` and are safe to call from many threads:
@@ -63,7 +65,8 @@ impl Engine {
         let dir = dir.as_ref().to_path_buf();
         std::fs::create_dir_all(&dir).map_err(|e| HebbsError::io(&dir, e))?;
         let store = Store::open(&dir.join(STORE_DIR))?;
-        let dimension = match (store.dimension()?, config.dimension) {
+        let stored_dimension = store.dimension()?;
+        let dimension = match (stored_dimension, config.dimension) {
             (Some(stored), Some(wanted)) if stored != wanted => {
                 return Err(HebbsError::invalid(
                     "dimension",
@@ -74,7 +77,7 @@ impl Engine {
         };
         let next_seq = store.next_seq()?;
         let mut recovery = Recovery::default();
-        let index = match store.dimension()? {
+        let index = match stored_dimension {
             Some(dimension) => {
                 let (index, done) =
                     recovery::open_index(&store, &dir.join(INDEX_DIR), config.hnsw, dimension)?;
@@ -88,6 +91,7 @@ impl Engine {
                 next_seq,
                 memory_count: store.memory_count()?,
                 checkpointed_seq: next_seq,
+                dimension_stored: stored_dimension.is_some(),
             }),
             dir,
             store,
@@ -213,10 +217,11 @@ impl Engine {
         }
         let count = prepared.len() as u64;
         batch.put_counters(writer.memory_count + count, writer.next_seq + count);
-        if self.store.dimension()?.is_none() {
+        if !writer.dimension_stored {
             batch.put_dimension(index.dimension());
         }
         self.store.commit(batch, self.config.sync_writes)?;
+        writer.dimension_stored = true;
         writer.memory_count += count;
         writer.next_seq += count;
         if prepared.len() <= DEFERRED_INSERT_MAX_BATCH {
