@@ -1,7 +1,7 @@
 //! A Rust service using hebbs-core directly: remember a few memories with their vectors, then
 //! recall by similarity and by timeline. Run with `cargo run --release --example basic`.
 
-use hebbs_core::recall::{RecallRequest, Strategy};
+use hebbs_core::recall::RecallRequest;
 use hebbs_core::{Engine, EngineConfig, RememberInput};
 
 /// Toy 4-d "embeddings": a real service would call its embedding model here.
@@ -40,9 +40,7 @@ fn main() -> hebbs_core::Result<()> {
     }
 
     println!("temporal: acme, newest first");
-    let mut request = RecallRequest::temporal("acme");
-    request.strategies = vec![Strategy::Temporal];
-    for result in engine.recall(&request)?.results {
+    for result in engine.recall(&RecallRequest::temporal("acme"))?.results {
         println!("  {:.3}  {}", result.score, result.memory.content);
     }
     engine.close()?;

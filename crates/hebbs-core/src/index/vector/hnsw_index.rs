@@ -4,14 +4,14 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use anndists::dist::DistDot;
 use hnsw_rs::hnsw::Hnsw;
 use parking_lot::{Mutex, RwLock};
 
 use super::checkpoint;
+use super::drain_worker::{self, DrainSignal};
 use super::params::{HnswParams, MAX_LAYERS};
 use super::pending::PendingQueue;
 use super::slots::SlotMap;
@@ -42,8 +42,10 @@ pub struct VectorIndex {
     pending: PendingQueue,
     /// Held while moving pending vectors into the graph: one drain at a time.
     drain_lock: Mutex<()>,
-    /// Whether a background drain has been started and not yet begun draining.
-    drain_scheduled: AtomicBool,
+    /// Wakes the background drain worker.
+    drain_signal: Arc<DrainSignal>,
+    /// Starts the worker with the first deferred insert.
+    drain_worker: Once,
     params: HnswParams,
     dimension: usize,
 }
@@ -72,7 +74,8 @@ impl VectorIndex {
             slots: RwLock::new(slots),
             pending: PendingQueue::default(),
             drain_lock: Mutex::new(()),
-            drain_scheduled: AtomicBool::new(false),
+            drain_signal: Arc::default(),
+            drain_worker: Once::new(),
             params,
             dimension,
         }
@@ -130,13 +133,10 @@ impl VectorIndex {
         let slot = self.slots.write().assign(id, entity);
         if let Some(slot) = slot {
             self.pending.push(slot, vector);
-            if !self.drain_scheduled.swap(true, Ordering::AcqRel) {
-                let index = Arc::clone(self);
-                std::thread::spawn(move || {
-                    index.drain_scheduled.store(false, Ordering::Release);
-                    index.drain();
-                });
-            }
+            self.drain_worker.call_once(|| {
+                drain_worker::spawn(Arc::downgrade(self), Arc::clone(&self.drain_signal));
+            });
+            self.drain_signal.notify();
         }
     }
 

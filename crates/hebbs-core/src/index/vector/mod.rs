@@ -2,6 +2,7 @@
 //! tombstones for deletes, an on-disk checkpoint and changelog replay.
 
 mod checkpoint;
+mod drain_worker;
 mod hnsw_index;
 mod params;
 mod pending;
