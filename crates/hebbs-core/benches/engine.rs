@@ -79,6 +79,16 @@ fn bench(c: &mut Criterion) {
             black_box(engine.recall(&request).expect("recall"))
         })
     });
+    group.bench_function("hnsw_search_ef10", |b| {
+        b.iter(|| black_box(index.search(q.next().expect("cycle"), 10, Some(10), None)))
+    });
+    group.bench_function("recall_similarity_ef10", |b| {
+        b.iter(|| {
+            let mut request = RecallRequest::similarity(q.next().expect("cycle").clone());
+            request.ef_search = Some(10);
+            black_box(engine.recall(&request).expect("recall"))
+        })
+    });
     let mut entity = (0..ENTITIES).cycle();
     group.bench_function("recall_temporal", |b| {
         b.iter(|| {
