@@ -5,10 +5,10 @@ use std::sync::{Arc, Mutex};
 use hebbs_core::{Engine, HebbsError};
 
 /// Holds the engine until it is closed.
-#[derive(Default)]
 pub struct EngineSlot(Mutex<Option<Arc<Engine>>>);
 
 impl EngineSlot {
+    /// A slot holding the freshly opened `engine`.
     pub fn new(engine: Engine) -> Self {
         Self(Mutex::new(Some(Arc::new(engine))))
     }

@@ -14,7 +14,7 @@ use super::scoring::composite_score;
 use super::{similarity, temporal};
 use crate::error::Result;
 use crate::index::vector::VectorIndex;
-use crate::memory::{Memory, MemoryId};
+use crate::memory::{Memory, MemoryId, StoredMemory};
 use crate::store::Store;
 
 /// One strategy's finding: a memory and how it matched.
@@ -115,45 +115,39 @@ fn score(
     merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
 ) -> Result<Vec<RecallResult>> {
     let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
-    let fields = context.store.scoring_fields(&ids)?;
+    let records = context.store.pinned_records(&ids)?;
     let access = context.store.access_stats(&ids)?;
     let weights = &context.request.scoring_weights;
     let now = context.now_us;
-    let mut ranked: Vec<(f32, u64, u64, MemoryId, Vec<StrategyDetail>)> = merged
-        .into_iter()
-        .zip(fields)
-        .zip(access)
-        .filter_map(|(((id, relevance, details), fields), stats)| {
-            let (importance, created_at) = fields?;
-            let score =
-                composite_score(weights, relevance, created_at, importance, stats.count, now);
-            Some((score, created_at, stats.count, id, details))
-        })
-        .collect();
+    let mut ranked = Vec::with_capacity(merged.len());
+    for (((id, relevance, details), record), stats) in merged.into_iter().zip(records).zip(access) {
+        let Some(record) = record else { continue };
+        let (importance, created_at) = StoredMemory::peek_scoring_fields(&record)?;
+        let score = composite_score(weights, relevance, created_at, importance, stats.count, now);
+        ranked.push((score, created_at, stats.count, id, details, record));
+    }
     if context.request.strategies == [Strategy::Temporal] {
         ranked.sort_by_key(|entry| entry.4[0].rank);
     } else {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     }
     ranked.truncate(context.request.top_k);
-    let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
-    let records = context.store.records(&ids)?;
     let vectors = if context.request.include_embedding {
+        let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
         context.store.vectors(&ids)?
     } else {
-        vec![None; ids.len()]
+        vec![None; ranked.len()]
     };
-    Ok(ranked
+    ranked
         .into_iter()
-        .zip(records)
         .zip(vectors)
-        .filter_map(|(((score, _, count, id, details), record), embedding)| {
-            let memory = Memory::assemble(id, record?, count + 1, now, embedding, now);
-            Some(RecallResult {
-                memory,
+        .map(|((score, _, count, id, details, record), embedding)| {
+            let stored = StoredMemory::decode(&record)?;
+            Ok(RecallResult {
+                memory: Memory::assemble(id, stored, count + 1, now, embedding, now),
                 score,
                 strategy_details: details,
             })
         })
-        .collect())
+        .collect()
 }

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use rocksdb::{ColumnFamily, Direction, IteratorMode, ReadOptions, WriteOptions, DB};
+use rocksdb::{
+    ColumnFamily, DBPinnableSlice, Direction, IteratorMode, ReadOptions, WriteOptions, DB,
+};
 
 use super::access::AccessStats;
 use super::batch::StoreBatch;
@@ -91,17 +93,14 @@ impl Store {
             .collect()
     }
 
-    /// `(importance, created_at)` of many ids, in input order, read without decoding the text.
-    pub fn scoring_fields(&self, ids: &[MemoryId]) -> Result<Vec<Option<(f32, u64)>>> {
+    /// The encoded records of many ids, pinned in place (no copy), in input order: recall reads
+    /// the scoring fields of every candidate and decodes only the winners.
+    pub fn pinned_records(&self, ids: &[MemoryId]) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
         let cf = self.cf(MEMORIES);
         self.db
             .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
             .into_iter()
-            .map(|found| {
-                found?
-                    .map(|bytes| StoredMemory::peek_scoring_fields(&bytes))
-                    .transpose()
-            })
+            .map(|found| found.map_err(Into::into))
             .collect()
     }
 
