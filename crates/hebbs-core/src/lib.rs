@@ -32,6 +32,6 @@ pub use engine::{Engine, EngineConfig, HealthStatus, RememberInput};
 pub use error::{HebbsError, Result};
 pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind};
 pub use recall::{
-    RecallOutput, RecallRequest, RecallResult, ScoringWeights, Strategy, StrategyDetail,
-    StrategyError,
+    CausalDirection, PrimeOutput, PrimeRequest, RecallOutput, RecallRequest, RecallResult,
+    ScoringWeights, Strategy, StrategyConfig, StrategyDetail, StrategyError,
 };

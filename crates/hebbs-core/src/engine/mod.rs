@@ -26,7 +26,9 @@ pub use recovery::Recovery;
 use crate::error::{HebbsError, Result};
 use crate::index::vector::{normalize, VectorIndex};
 use crate::memory::{Memory, MemoryId, StoredMemory};
-use crate::recall::{execute, RecallContext, RecallOutput, RecallRequest};
+use crate::recall::{
+    execute, PrimeOutput, PrimeRequest, RecallContext, RecallOutput, RecallRequest,
+};
 use crate::store::Store;
 
 const STORE_DIR: &str = "store";
@@ -306,6 +308,12 @@ impl Engine {
             self.store.commit(batch, false)?;
         }
         Ok(output)
+    }
+
+    /// Primes an agent's context for one entity: its recent memories blended with its memories
+    /// nearest the cue, see [`PrimeRequest`]. Records one access of every returned memory.
+    pub fn prime(&self, request: &PrimeRequest) -> Result<PrimeOutput> {
+        Ok(self.recall(&request.to_recall()?)?.into())
     }
 
     fn normalized_cue(&self, vector: &[f32], index: Option<&VectorIndex>) -> Result<Vec<f32>> {

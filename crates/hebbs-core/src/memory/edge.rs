@@ -10,7 +10,7 @@ use crate::error::{HebbsError, Result};
 pub const DEFAULT_EDGE_CONFIDENCE: f32 = 1.0;
 
 /// The relationship an edge expresses, read from the memory that holds it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EdgeType {
     /// The target caused this memory.
     CausedBy,

@@ -7,11 +7,12 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::request::{
-    RecallOutput, RecallRequest, RecallResult, Strategy, StrategyDetail, StrategyError,
-};
+use super::plan::StrategyPlan;
+use super::request::RecallRequest;
+use super::result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
 use super::scoring::composite_score;
-use super::{similarity, temporal};
+use super::strategy::Strategy;
+use super::{analogical, causal, similarity, temporal};
 use crate::error::Result;
 use crate::index::vector::VectorIndex;
 use crate::memory::{Memory, MemoryId, StoredMemory};
@@ -36,23 +37,25 @@ pub(crate) struct RecallContext<'a> {
     pub now_us: u64,
 }
 
-fn run_strategy(strategy: Strategy, context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
-    match strategy {
-        Strategy::Similarity => similarity::run(context),
-        Strategy::Temporal => temporal::run(context),
+fn run_strategy(plan: &StrategyPlan<'_>, context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
+    match plan.strategy {
+        Strategy::Similarity => similarity::run(context, plan),
+        Strategy::Temporal => temporal::run(context, plan),
+        Strategy::Causal => causal::run(context, plan),
+        Strategy::Analogical => analogical::run(context, plan),
     }
 }
 
 /// Runs a validated request. A failing strategy is reported in `strategy_errors` while the
 /// others answer; if every strategy fails, the first error is returned.
 pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
-    let strategies = &context.request.strategies;
-    let answers: Vec<(Strategy, Result<Vec<Candidate>>)> = if strategies.len() == 1 {
-        vec![(strategies[0], run_strategy(strategies[0], context))]
+    let plans = context.request.plans();
+    let answers: Vec<(Strategy, Result<Vec<Candidate>>)> = if plans.len() == 1 {
+        vec![(plans[0].strategy, run_strategy(&plans[0], context))]
     } else {
-        strategies
+        plans
             .par_iter()
-            .map(|strategy| (*strategy, run_strategy(*strategy, context)))
+            .map(|plan| (plan.strategy, run_strategy(plan, context)))
             .collect()
     };
     let mut found = Vec::new();
@@ -126,7 +129,8 @@ fn score(
         let score = composite_score(weights, relevance, created_at, importance, stats.count, now);
         ranked.push((score, created_at, stats.count, id, details, record));
     }
-    if context.request.strategies == [Strategy::Temporal] {
+    let request = context.request;
+    if request.strategies.len() == 1 && request.strategies[0].strategy == Strategy::Temporal {
         ranked.sort_by_key(|entry| entry.4[0].rank);
     } else {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));

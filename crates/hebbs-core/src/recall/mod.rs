@@ -1,22 +1,36 @@
-//! Recall: the strategies (one file each), the composite score and the executor that runs
-//! several strategies in parallel and merges their answers.
+//! Recall: the strategies (one file each: similarity, temporal, causal, analogical), the
+//! composite score, and the executor that runs several strategies in parallel and merges their
+//! answers.
 
+mod analogical;
+mod causal;
 mod decay;
 mod executor;
+mod plan;
+mod prime;
 mod request;
+mod result;
 mod scoring;
 mod similarity;
+mod strategy;
+mod structure;
 mod temporal;
 
+pub use analogical::{ANALOGICAL_POOL_FACTOR, SAME_ENTITY_FACTOR};
+pub use causal::{CAUSAL_DEPTH_DECAY, CAUSAL_EDGES_PER_NODE, CAUSAL_NODE_BUDGET};
 pub use decay::{decay_score, DEFAULT_DECAY_HALF_LIFE_US};
 pub use executor::Candidate;
 pub(crate) use executor::{execute, RecallContext};
+pub use prime::{PrimeOutput, PrimeRequest, DEFAULT_PRIME_MAX_MEMORIES};
 pub use request::{
-    RecallOutput, RecallRequest, RecallResult, Strategy, StrategyDetail, StrategyError,
-    DEFAULT_TOP_K, MAX_TOP_K,
+    RecallRequest, DEFAULT_ANALOGICAL_ALPHA, DEFAULT_CAUSAL_DEPTH, DEFAULT_TOP_K, MAX_CAUSAL_DEPTH,
+    MAX_TOP_K,
 };
+pub use result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
 pub use scoring::{
     composite_score, ScoringWeights, DEFAULT_MAX_AGE_US, DEFAULT_REINFORCEMENT_CAP,
     DEFAULT_W_IMPORTANCE, DEFAULT_W_RECENCY, DEFAULT_W_REINFORCEMENT, DEFAULT_W_RELEVANCE,
 };
 pub use similarity::EXACT_SCAN_MAX_ENTITY_SIZE;
+pub use strategy::{CausalDirection, Strategy, StrategyConfig};
+pub use structure::{structural_similarity, Structure};

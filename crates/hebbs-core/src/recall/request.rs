@@ -1,80 +1,59 @@
-//! What a recall asks for and what it answers (seed 003 `RecallResult`, `RecallOutput`,
-//! `StrategyDetail`, `StrategyError`).
+//! What a recall asks for: [`RecallRequest`], its defaults, and its validation.
 
-use std::fmt;
-use std::str::FromStr;
+use serde_json::{Map, Value};
 
+use super::plan::StrategyPlan;
 use super::scoring::ScoringWeights;
+use super::strategy::{CausalDirection, Strategy, StrategyConfig};
 use crate::error::{HebbsError, Result};
 use crate::index::vector::check_ef_search;
-use crate::memory::Memory;
+use crate::memory::{EdgeType, MemoryId};
 
 /// Results returned when the caller does not say.
 pub const DEFAULT_TOP_K: usize = 10;
 /// Most results one recall may ask for.
 pub const MAX_TOP_K: usize = 1000;
-
-/// A recall strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Strategy {
-    /// HNSW k-NN on the cue's embedding.
-    Similarity,
-    /// One entity's memories, newest first.
-    Temporal,
-}
-
-impl Strategy {
-    /// Every strategy.
-    pub const ALL: [Strategy; 2] = [Self::Similarity, Self::Temporal];
-
-    /// The lower-case name used across the APIs.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Similarity => "similarity",
-            Self::Temporal => "temporal",
-        }
-    }
-}
-
-impl FromStr for Strategy {
-    type Err = HebbsError;
-
-    fn from_str(text: &str) -> Result<Self> {
-        let folded = text.to_ascii_lowercase();
-        Self::ALL
-            .into_iter()
-            .find(|strategy| strategy.as_str() == folded)
-            .ok_or_else(|| {
-                HebbsError::invalid(
-                    "strategies",
-                    format!("unknown strategy {text:?} (expected similarity or temporal)"),
-                )
-            })
-    }
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Hops a causal walk takes when the caller does not say (seed 000).
+pub const DEFAULT_CAUSAL_DEPTH: usize = 5;
+/// The hard cap on causal hops; a larger `max_depth` is an `InvalidInput` error.
+pub const MAX_CAUSAL_DEPTH: usize = 10;
+/// Weight of embedding similarity in analogical relevance when the caller does not say.
+pub const DEFAULT_ANALOGICAL_ALPHA: f32 = 0.5;
 
 /// A recall request. Build one with [`RecallRequest::similarity`] or
-/// [`RecallRequest::temporal`] and adjust the public fields.
+/// [`RecallRequest::temporal`] and adjust the public fields; per-strategy overrides go in
+/// [`StrategyConfig`]s.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecallRequest {
-    /// The cue's embedding; required by `similarity`. Normalised by the engine.
+    /// The cue's embedding: needed by `similarity` and `analogical`, and by `causal` without a
+    /// seed. Normalised by the engine.
     pub cue_vector: Option<Vec<f32>>,
     /// Strategies to run (in parallel when more than one), at least one, no duplicates.
-    pub strategies: Vec<Strategy>,
+    pub strategies: Vec<StrategyConfig>,
     /// Results to return, 1..=[`MAX_TOP_K`].
     pub top_k: usize,
-    /// Entity scope: required by `temporal`; restricts `similarity` to the entity when given.
+    /// Entity scope: required by `temporal`; restricts `similarity` to the entity; the cue's own
+    /// entity for `analogical` (other entities are preferred).
     pub entity_id: Option<String>,
     /// Inclusive `[start, end]` creation-time bounds in microseconds (temporal).
     pub time_range: Option<(u64, u64)>,
     /// HNSW candidate list size for this call (default 50, at most 500).
     pub ef_search: Option<usize>,
+    /// Where the causal walk starts (default: the memory nearest the cue); the structural
+    /// reference of an analogical recall.
+    pub seed_memory_id: Option<MemoryId>,
+    /// Edge types the causal walk follows; all when `None`.
+    pub edge_types: Option<Vec<EdgeType>>,
+    /// Most causal hops, 1..=[`MAX_CAUSAL_DEPTH`].
+    pub max_depth: usize,
+    /// Which way the causal walk goes.
+    pub direction: CausalDirection,
+    /// Analogical relevance = `alpha * embedding + (1 - alpha) * structural`, 0..=1.
+    pub analogical_alpha: f32,
+    /// The structure of the situation an analogical recall matches (context keys, value types,
+    /// `entities` / `action` / `outcome` roles). Without it the seed memory, or the memory
+    /// nearest the cue, provides the structure.
+    pub cue_context: Option<Map<String, Value>>,
     /// Composite score weights.
     pub scoring_weights: ScoringWeights,
     /// Whether returned memories carry their embedding.
@@ -86,11 +65,17 @@ impl RecallRequest {
     pub fn similarity(cue_vector: Vec<f32>) -> Self {
         Self {
             cue_vector: Some(cue_vector),
-            strategies: vec![Strategy::Similarity],
+            strategies: vec![Strategy::Similarity.into()],
             top_k: DEFAULT_TOP_K,
             entity_id: None,
             time_range: None,
             ef_search: None,
+            seed_memory_id: None,
+            edge_types: None,
+            max_depth: DEFAULT_CAUSAL_DEPTH,
+            direction: CausalDirection::default(),
+            analogical_alpha: DEFAULT_ANALOGICAL_ALPHA,
+            cue_context: None,
             scoring_weights: ScoringWeights::default(),
             include_embedding: false,
         }
@@ -100,13 +85,45 @@ impl RecallRequest {
     pub fn temporal(entity_id: impl Into<String>) -> Self {
         Self {
             cue_vector: None,
-            strategies: vec![Strategy::Temporal],
+            strategies: vec![Strategy::Temporal.into()],
             entity_id: Some(entity_id.into()),
             ..Self::similarity(Vec::new())
         }
     }
 
-    /// Checks the request; every error names its field.
+    /// A causal walk from `seed` with every other field at its default.
+    pub fn causal(seed: MemoryId) -> Self {
+        Self {
+            cue_vector: None,
+            strategies: vec![Strategy::Causal.into()],
+            seed_memory_id: Some(seed),
+            ..Self::similarity(Vec::new())
+        }
+    }
+
+    /// Runs `strategies` instead of the current ones, each with the request's parameters.
+    pub fn with_strategies(mut self, strategies: &[Strategy]) -> Self {
+        self.strategies = strategies.iter().map(|s| (*s).into()).collect();
+        self
+    }
+
+    /// Whether this request runs `strategy`.
+    pub fn runs(&self, strategy: Strategy) -> bool {
+        self.strategies
+            .iter()
+            .any(|config| config.strategy == strategy)
+    }
+
+    /// The effective parameters of each strategy, in request order.
+    pub(crate) fn plans(&self) -> Vec<StrategyPlan<'_>> {
+        self.strategies
+            .iter()
+            .map(|config| StrategyPlan::resolve(self, config))
+            .collect()
+    }
+
+    /// Checks the request; every error names its field (`strategies[i].field` for a
+    /// per-strategy override).
     pub fn validate(&self) -> Result<()> {
         if self.strategies.is_empty() {
             return Err(HebbsError::invalid(
@@ -114,87 +131,84 @@ impl RecallRequest {
                 "at least one strategy is required",
             ));
         }
-        for (i, strategy) in self.strategies.iter().enumerate() {
-            if self.strategies[..i].contains(strategy) {
+        for (i, config) in self.strategies.iter().enumerate() {
+            if self.strategies[..i]
+                .iter()
+                .any(|earlier| earlier.strategy == config.strategy)
+            {
                 return Err(HebbsError::invalid(
                     "strategies",
-                    format!("{strategy} is listed twice"),
+                    format!("{} is listed twice", config.strategy),
                 ));
             }
         }
-        if !(1..=MAX_TOP_K).contains(&self.top_k) {
-            return Err(HebbsError::invalid(
-                "top_k",
-                format!("{} is outside 1..={MAX_TOP_K}", self.top_k),
-            ));
+        check_parameters(
+            "",
+            Some(self.top_k),
+            self.ef_search,
+            self.time_range,
+            Some(self.max_depth),
+            Some(self.analogical_alpha),
+        )?;
+        for (i, config) in self.strategies.iter().enumerate() {
+            check_parameters(
+                &format!("strategies[{i}]."),
+                config.top_k,
+                config.ef_search,
+                config.time_range,
+                config.max_depth,
+                config.analogical_alpha,
+            )?;
         }
-        if let Some(ef) = self.ef_search {
-            check_ef_search(ef, "ef_search")?;
-        }
-        if let Some((start, end)) = self.time_range {
-            if start > end {
-                return Err(HebbsError::invalid(
-                    "time_range",
-                    format!("start {start} is after end {end}"),
-                ));
-            }
-        }
-        if self.strategies.contains(&Strategy::Temporal) && self.entity_id.is_none() {
-            return Err(HebbsError::invalid(
-                "entity_id",
-                "the temporal strategy needs an entity_id",
-            ));
-        }
-        if self.strategies.contains(&Strategy::Similarity) && self.cue_vector.is_none() {
-            return Err(HebbsError::invalid(
-                "cue",
-                "the similarity strategy needs a cue embedding",
-            ));
+        for plan in self.plans() {
+            plan.check_inputs(self.cue_vector.is_some())?;
         }
         self.scoring_weights.validate()
     }
 }
 
-/// What one strategy found out about one result.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StrategyDetail {
-    /// Which strategy.
-    pub strategy: Strategy,
-    /// The strategy's raw relevance, 0..=1.
-    pub relevance: f32,
-    /// HNSW cosine distance (similarity).
-    pub distance: Option<f32>,
-    /// The memory's creation time, microseconds (temporal).
-    pub timestamp: Option<u64>,
-    /// Position in the timeline, 0 = newest (temporal).
-    pub rank: Option<u32>,
-}
-
-/// One recalled memory.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RecallResult {
-    /// The memory, with its access count after this recall.
-    pub memory: Memory,
-    /// The composite score.
-    pub score: f32,
-    /// One entry per strategy that found it.
-    pub strategy_details: Vec<StrategyDetail>,
-}
-
-/// A strategy that failed while the others answered.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StrategyError {
-    /// Which strategy.
-    pub strategy: Strategy,
-    /// What went wrong.
-    pub message: String,
-}
-
-/// The answer to a recall.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RecallOutput {
-    /// Results, best composite score first.
-    pub results: Vec<RecallResult>,
-    /// Strategies that failed.
-    pub strategy_errors: Vec<StrategyError>,
+fn check_parameters(
+    prefix: &str,
+    top_k: Option<usize>,
+    ef_search: Option<usize>,
+    time_range: Option<(u64, u64)>,
+    max_depth: Option<usize>,
+    alpha: Option<f32>,
+) -> Result<()> {
+    if let Some(top_k) = top_k {
+        if !(1..=MAX_TOP_K).contains(&top_k) {
+            return Err(HebbsError::invalid(
+                format!("{prefix}top_k"),
+                format!("{top_k} is outside 1..={MAX_TOP_K}"),
+            ));
+        }
+    }
+    if let Some(ef) = ef_search {
+        check_ef_search(ef, &format!("{prefix}ef_search"))?;
+    }
+    if let Some((start, end)) = time_range {
+        if start > end {
+            return Err(HebbsError::invalid(
+                format!("{prefix}time_range"),
+                format!("start {start} is after end {end}"),
+            ));
+        }
+    }
+    if let Some(depth) = max_depth {
+        if !(1..=MAX_CAUSAL_DEPTH).contains(&depth) {
+            return Err(HebbsError::invalid(
+                format!("{prefix}max_depth"),
+                format!("{depth} is outside 1..={MAX_CAUSAL_DEPTH} (the hard cap)"),
+            ));
+        }
+    }
+    if let Some(alpha) = alpha {
+        if !(0.0..=1.0).contains(&alpha) {
+            return Err(HebbsError::invalid(
+                format!("{prefix}analogical_alpha"),
+                format!("{alpha} is outside 0..=1"),
+            ));
+        }
+    }
+    Ok(())
 }

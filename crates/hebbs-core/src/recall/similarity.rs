@@ -1,26 +1,53 @@
 //! The `similarity` strategy: k-NN on the cue embedding; relevance is the cosine similarity
 //! (`1 - distance`). It returns `max(top_k, ef_search)` candidates, the pool the HNSW search
 //! explores anyway, so the composite score (recency, importance, reinforcement) can rank more
-//! than the `top_k` nearest; raise `ef_search` for a larger pool. Entity-scoped searches are planned: a small entity is scanned exactly, a
-//! large one is searched in the HNSW graph with an entity filter.
+//! than the `top_k` nearest; raise `ef_search` for a larger pool. Entity-scoped searches are
+//! planned: a small entity is scanned exactly, a large one is searched in the HNSW graph with an
+//! entity filter. [`nearest`] is the k-NN the other strategies start from.
 
 use super::executor::{Candidate, RecallContext};
-use super::request::{Strategy, StrategyDetail};
+use super::plan::StrategyPlan;
+use super::result::StrategyDetail;
+use super::strategy::Strategy;
 use crate::error::Result;
 use crate::index::vector::{dot, Neighbor};
+use crate::memory::MemoryId;
 
 /// Entities with at most this many memories are scanned exactly instead of searched.
 pub const EXACT_SCAN_MAX_ENTITY_SIZE: usize = 2048;
 
-pub(super) fn run(context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
-    let request = context.request;
+pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Vec<Candidate>> {
+    let Some(query) = context.cue.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let neighbors = nearest(context, query, plan.top_k, plan.ef_search, plan.entity_id)?;
+    Ok(neighbors
+        .into_iter()
+        .map(|hit| Candidate {
+            id: hit.id,
+            detail: StrategyDetail {
+                distance: Some(hit.distance),
+                ..StrategyDetail::new(Strategy::Similarity, (1.0 - hit.distance).clamp(0.0, 1.0))
+            },
+        })
+        .collect())
+}
+
+/// The `max(k, ef)` live memories nearest to normalised `query`, nearest first; only `entity`'s
+/// when given. `ef` defaults to the index's `ef_search`.
+pub(super) fn nearest(
+    context: &RecallContext<'_>,
+    query: &[f32],
+    k: usize,
+    ef_search: Option<usize>,
+    entity: Option<&str>,
+) -> Result<Vec<Neighbor>> {
     let Some(index) = context.index else {
         return Ok(Vec::new());
     };
-    let query = context.cue.as_deref().unwrap_or_default();
-    let ef = request.ef_search.unwrap_or(index.default_ef_search());
-    let pool = request.top_k.max(ef);
-    let neighbors = match &request.entity_id {
+    let ef = ef_search.unwrap_or(index.default_ef_search());
+    let pool = k.max(ef);
+    match entity {
         Some(entity) => {
             let members = context.store.temporal_newest_first(
                 entity,
@@ -30,32 +57,19 @@ pub(super) fn run(context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
             )?;
             if members.len() <= EXACT_SCAN_MAX_ENTITY_SIZE {
                 let ids: Vec<_> = members.into_iter().map(|key| key.id).collect();
-                exact_scan(context, query, &ids, pool)?
+                exact_scan(context, query, &ids, pool)
             } else {
-                index.search(query, pool, Some(ef), Some(entity))
+                Ok(index.search(query, pool, Some(ef), Some(entity)))
             }
         }
-        None => index.search(query, pool, Some(ef), None),
-    };
-    Ok(neighbors
-        .into_iter()
-        .map(|hit| Candidate {
-            id: hit.id,
-            detail: StrategyDetail {
-                strategy: Strategy::Similarity,
-                relevance: (1.0 - hit.distance).clamp(0.0, 1.0),
-                distance: Some(hit.distance),
-                timestamp: None,
-                rank: None,
-            },
-        })
-        .collect())
+        None => Ok(index.search(query, pool, Some(ef), None)),
+    }
 }
 
 fn exact_scan(
     context: &RecallContext<'_>,
     query: &[f32],
-    ids: &[crate::memory::MemoryId],
+    ids: &[MemoryId],
     pool: usize,
 ) -> Result<Vec<Neighbor>> {
     let vectors = context.store.vectors(ids)?;

@@ -3,28 +3,27 @@
 //! Relevance falls linearly with the position: `1 - rank / top_k` (the newest scores 1).
 
 use super::executor::{Candidate, RecallContext};
-use super::request::{Strategy, StrategyDetail};
+use super::plan::StrategyPlan;
+use super::result::StrategyDetail;
+use super::strategy::Strategy;
 use crate::error::Result;
 
-pub(super) fn run(context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
-    let request = context.request;
-    let entity = request.entity_id.as_deref().unwrap_or_default();
-    let (start, end) = request.time_range.unwrap_or((0, u64::MAX));
+pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Vec<Candidate>> {
+    let entity = plan.entity_id.unwrap_or_default();
+    let (start, end) = plan.time_range.unwrap_or((0, u64::MAX));
     let keys = context
         .store
-        .temporal_newest_first(entity, start, end, request.top_k)?;
-    let top_k = request.top_k as f32;
+        .temporal_newest_first(entity, start, end, plan.top_k)?;
+    let top_k = plan.top_k as f32;
     Ok(keys
         .into_iter()
         .enumerate()
         .map(|(rank, key)| Candidate {
             id: key.id,
             detail: StrategyDetail {
-                strategy: Strategy::Temporal,
-                relevance: 1.0 - rank as f32 / top_k,
-                distance: None,
                 timestamp: Some(key.created_at),
                 rank: Some(rank as u32),
+                ..StrategyDetail::new(Strategy::Temporal, 1.0 - rank as f32 / top_k)
             },
         })
         .collect())

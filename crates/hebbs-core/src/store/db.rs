@@ -159,15 +159,20 @@ impl Store {
 
     /// Outgoing edges of `id` (targets it points at), one prefix scan.
     pub fn edges_out(&self, id: &MemoryId) -> Result<Vec<Edge>> {
-        self.edges(EDGES_OUT, id)
+        self.edges(EDGES_OUT, id, usize::MAX)
     }
 
     /// Incoming edges of `id`: each edge's `target` is the memory that points at `id`.
     pub fn edges_in(&self, id: &MemoryId) -> Result<Vec<Edge>> {
-        self.edges(EDGES_IN, id)
+        self.edges(EDGES_IN, id, usize::MAX)
     }
 
-    fn edges(&self, cf: &str, id: &MemoryId) -> Result<Vec<Edge>> {
+    /// At most `limit` edges of `id`: outgoing if `outgoing`, else incoming (bounded graph walks).
+    pub fn edges_up_to(&self, id: &MemoryId, outgoing: bool, limit: usize) -> Result<Vec<Edge>> {
+        self.edges(if outgoing { EDGES_OUT } else { EDGES_IN }, id, limit)
+    }
+
+    fn edges(&self, cf: &str, id: &MemoryId, limit: usize) -> Result<Vec<Edge>> {
         let mut options = ReadOptions::default();
         let mut upper = id.as_bytes().to_vec();
         upper.push(u8::MAX);
@@ -177,21 +182,22 @@ impl Store {
             options,
             IteratorMode::From(id.as_bytes(), Direction::Forward),
         );
-        iter.map(|item| {
-            let (key, value) = item?;
-            let (_, edge_type, other) = decode_edge_key(&key)?;
-            let confidence = value
-                .as_ref()
-                .try_into()
-                .map(f32::from_le_bytes)
-                .map_err(|_| HebbsError::corrupt("edge", "confidence is not 4 bytes"))?;
-            Ok(Edge {
-                target: other,
-                edge_type,
-                confidence,
+        iter.take(limit)
+            .map(|item| {
+                let (key, value) = item?;
+                let (_, edge_type, other) = decode_edge_key(&key)?;
+                let confidence = value
+                    .as_ref()
+                    .try_into()
+                    .map(f32::from_le_bytes)
+                    .map_err(|_| HebbsError::corrupt("edge", "confidence is not 4 bytes"))?;
+                Ok(Edge {
+                    target: other,
+                    edge_type,
+                    confidence,
+                })
             })
-        })
-        .collect()
+            .collect()
     }
 
     /// Up to `limit` memories of `entity` created in `[start_us, end_us]`, newest first:

@@ -194,7 +194,7 @@ fn multi_strategy_merges_details_of_one_memory() {
         .unwrap()
         .id;
     let mut request = RecallRequest::similarity(vector);
-    request.strategies = vec![Strategy::Similarity, Strategy::Temporal];
+    request.strategies = vec![Strategy::Similarity.into(), Strategy::Temporal.into()];
     request.entity_id = Some("acme".into());
     let output = engine.recall(&request).unwrap();
     assert_eq!(output.results.len(), 1);

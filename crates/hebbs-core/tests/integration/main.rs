@@ -4,3 +4,4 @@ mod common;
 mod crash_recovery;
 mod engine_api;
 mod hnsw_recall;
+mod recall_strategies;

@@ -1,0 +1,71 @@
+//! What a recall answers (seed 003 `StrategyDetail`, `RecallResult`, `StrategyError`,
+//! `RecallOutput`).
+
+use super::strategy::Strategy;
+use crate::memory::Memory;
+
+/// What one strategy found out about one result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrategyDetail {
+    /// Which strategy.
+    pub strategy: Strategy,
+    /// The strategy's raw relevance, 0..=1.
+    pub relevance: f32,
+    /// HNSW cosine distance (similarity).
+    pub distance: Option<f32>,
+    /// The memory's creation time, microseconds (temporal).
+    pub timestamp: Option<u64>,
+    /// Position in the timeline, 0 = newest (temporal).
+    pub rank: Option<u32>,
+    /// Hops from the seed along the best path (causal).
+    pub depth: Option<u32>,
+    /// Cosine similarity to the cue (analogical).
+    pub embedding_similarity: Option<f32>,
+    /// Structural similarity to the cue (analogical).
+    pub structural_similarity: Option<f32>,
+}
+
+impl StrategyDetail {
+    /// A detail with only the strategy and its relevance set.
+    pub fn new(strategy: Strategy, relevance: f32) -> Self {
+        Self {
+            strategy,
+            relevance,
+            distance: None,
+            timestamp: None,
+            rank: None,
+            depth: None,
+            embedding_similarity: None,
+            structural_similarity: None,
+        }
+    }
+}
+
+/// One recalled memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecallResult {
+    /// The memory, with its access count after this recall.
+    pub memory: Memory,
+    /// The composite score.
+    pub score: f32,
+    /// One entry per strategy that found it.
+    pub strategy_details: Vec<StrategyDetail>,
+}
+
+/// A strategy that failed while the others answered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrategyError {
+    /// Which strategy.
+    pub strategy: Strategy,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// The answer to a recall.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecallOutput {
+    /// Results, best composite score first.
+    pub results: Vec<RecallResult>,
+    /// Strategies that failed.
+    pub strategy_errors: Vec<StrategyError>,
+}
