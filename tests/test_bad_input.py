@@ -76,7 +76,7 @@ def test_edge_errors(seeded: tuple[hebbs.Hebbs, hebbs.Memory]) -> None:
     assert caught.value.field == "edges[0].target"
     with pytest.raises(hebbs.InvalidInputError) as caught:
         hebbs.Edge(good.id, "causes")
-    assert caught.value.field == "edge_type"
+    assert caught.value.field == "edge.edge_type"
     with pytest.raises(hebbs.InvalidInputError) as caught:
         hebbs.Edge(b"short", "caused_by")
     assert caught.value.field == "edge.target"

@@ -283,6 +283,68 @@ def test_temporal_recall_lists_an_entity_newest_first(cli: Cli) -> None:
     assert "rank=0" in text[1]
 
 
+def test_causal_recall_walks_the_edges_with_depths(cli: Cli) -> None:
+    outage = remember_id(cli, "The payments database ran out of disk space.")
+    alert = remember_id(cli, "The on-call engineer was paged.", "--edge", f"{outage}:caused_by")
+    rollback = remember_id(
+        cli, "The team rolled back the release.", "--edge", f"{alert}:caused_by:0.8"
+    )
+    remember_id(cli, "Lunch was pizza.")
+    run = cli("recall", "--seed", rollback, "--direction", "causes", "--json")
+    assert run.code == EXIT_OK, run.err
+    results = run.json()["results"]
+    depth = {r["memory"]["id"]: r["strategy_details"][0]["depth"] for r in results}
+    assert depth == {alert: 1, outage: 2}
+    text = cli("recall", "--seed", outage, "--strategy", "causal", "--direction", "effects").out
+    assert "depth=1" in text
+    assert "depth=2" in text
+    assert "pizza" not in text
+
+
+def test_analogical_recall_prints_both_components(cli: Cli) -> None:
+    remember_id(
+        cli,
+        "The bakery's new oven burned the first batch.",
+        "--context",
+        '{"entities": ["baker", "oven"], "action": "replace", "outcome": "failure"}',
+    )
+    remember_id(cli, "A checklist for database migrations.", "--context", '{"pages": 4}')
+    run = cli(
+        "recall",
+        "the database migration failed",
+        "--strategy",
+        "analogical",
+        "--cue-context",
+        '{"entities": ["team", "db"], "action": "migrate", "outcome": "failure"}',
+        "--alpha",
+        "0.3",
+        "--json",
+    )
+    assert run.code == EXIT_OK, run.err
+    first = run.json()["results"][0]
+    assert "oven" in first["memory"]["content"]
+    detail = first["strategy_details"][0]
+    assert detail["strategy"] == "analogical"
+    assert detail["structural_similarity"] > 0.5
+    assert 0.0 <= detail["embedding_similarity"] <= 1.0
+
+
+def test_prime_blends_timeline_and_cue(cli: Cli) -> None:
+    for days, text in [(5, "Acme asked about pricing tiers."), (1, "Acme's CTO joined a call.")]:
+        remember_id(cli, text, "--entity-id", "acme", "--created-at", f"{days}d")
+    remember_id(cli, "Globex asked about pricing.", "--entity-id", "globex")
+    payload = cli("prime", "acme", "pricing questions", "--json").json()
+    contents = [r["memory"]["content"] for r in payload["results"]]
+    assert sorted(contents) == sorted(
+        ["Acme asked about pricing tiers.", "Acme's CTO joined a call."]
+    )
+    assert payload["temporal_count"] == 2
+    assert payload["similarity_count"] == 2
+    text = cli("prime", "acme").out
+    assert "2 from the timeline, 0 near the cue" in text
+    assert_usage_error(cli("prime", "acme", "--max-memories", "0"), "--max-memories")
+
+
 def test_temporal_recall_time_range(cli: Cli) -> None:
     for days in (10, 5, 1):
         remember_id(
@@ -297,7 +359,14 @@ def test_temporal_recall_time_range(cli: Cli) -> None:
 
 def test_recall_input_errors(cli: Cli) -> None:
     assert_usage_error(cli("recall"), "CUE")
-    assert_usage_error(cli("recall", "x", "--strategy", "causal"), "--strategy")
+    assert_usage_error(cli("recall", "x", "--strategy", "telepathy"), "--strategy")
+    assert_usage_error(cli("recall", "x", "--direction", "sideways"), "--direction")
+    assert_usage_error(cli("recall", "x", "--alpha", "2"), "--alpha")
+    assert_usage_error(
+        cli("recall", "x", "--strategy", "causal", "--max-depth", "11"), "--max-depth"
+    )
+    assert_usage_error(cli("recall", "--seed", "nothex"), "--seed")
+    assert_usage_error(cli("recall", "x", "--cue-context", "[1]"), "--cue-context")
     assert_usage_error(cli("recall", "--strategy", "temporal"), "--entity-id")
     assert_usage_error(cli("recall", "x", "--since", "1d"), "--since")
     assert_usage_error(cli("recall", "x", "--top-k", "0"), "--top-k")

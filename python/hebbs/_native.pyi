@@ -1,15 +1,19 @@
 """Type stubs of the native module `hebbs._native` (the PyO3 bindings of hebbs-core)."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, final
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "DEFAULT_ANALOGICAL_ALPHA",
+    "DEFAULT_CAUSAL_DEPTH",
     "DEFAULT_EF_SEARCH",
     "DEFAULT_IMPORTANCE",
+    "DEFAULT_PRIME_MAX_MEMORIES",
     "DEFAULT_TOP_K",
+    "MAX_CAUSAL_DEPTH",
     "MAX_CONTENT_BYTES",
     "MAX_EF_SEARCH",
     "MAX_TOP_K",
@@ -26,8 +30,10 @@ __all__ = [
     "MemoryKind",
     "NativeEngine",
     "NotFoundError",
+    "PrimeOutput",
     "RecallOutput",
     "RecallResult",
+    "RecallStrategyConfig",
     "ScoringWeights",
     "StorageError",
     "StrategyDetail",
@@ -36,6 +42,10 @@ __all__ = [
 ]
 
 __version__: str
+DEFAULT_CAUSAL_DEPTH: int
+MAX_CAUSAL_DEPTH: int
+DEFAULT_ANALOGICAL_ALPHA: float
+DEFAULT_PRIME_MAX_MEMORIES: int
 DEFAULT_EF_SEARCH: int
 MAX_EF_SEARCH: int
 DEFAULT_TOP_K: int
@@ -159,6 +169,12 @@ class StrategyDetail:
     def timestamp(self) -> int | None: ...
     @property
     def rank(self) -> int | None: ...
+    @property
+    def depth(self) -> int | None: ...
+    @property
+    def embedding_similarity(self) -> float | None: ...
+    @property
+    def structural_similarity(self) -> float | None: ...
 
 @final
 class RecallResult:
@@ -182,6 +198,53 @@ class RecallOutput:
     def results(self) -> list[RecallResult]: ...
     @property
     def strategy_errors(self) -> list[StrategyError]: ...
+    def __len__(self) -> int: ...
+
+@final
+class RecallStrategyConfig:
+    def __new__(
+        cls,
+        strategy: str,
+        *,
+        entity_id: str | None = None,
+        top_k: int | None = None,
+        ef_search: int | None = None,
+        time_range: tuple[int, int] | None = None,
+        seed_memory_id: bytes | str | None = None,
+        edge_types: Sequence[EdgeType | str] | None = None,
+        max_depth: int | None = None,
+        direction: str | None = None,
+        analogical_alpha: float | None = None,
+    ) -> RecallStrategyConfig: ...
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def entity_id(self) -> str | None: ...
+    @property
+    def top_k(self) -> int | None: ...
+    @property
+    def ef_search(self) -> int | None: ...
+    @property
+    def time_range(self) -> tuple[int, int] | None: ...
+    @property
+    def seed_memory_id(self) -> bytes | None: ...
+    @property
+    def edge_types(self) -> list[EdgeType] | None: ...
+    @property
+    def max_depth(self) -> int | None: ...
+    @property
+    def direction(self) -> str | None: ...
+    @property
+    def analogical_alpha(self) -> float | None: ...
+
+@final
+class PrimeOutput:
+    @property
+    def results(self) -> list[RecallResult]: ...
+    @property
+    def temporal_count(self) -> int: ...
+    @property
+    def similarity_count(self) -> int: ...
     def __len__(self) -> int: ...
 
 @final
@@ -223,14 +286,30 @@ class NativeEngine:
     def recall(
         self,
         cue_embedding: NDArray[np.float32] | None = None,
-        strategies: list[str] | None = None,
+        strategies: Sequence[str | RecallStrategyConfig] | None = None,
         top_k: int = ...,
         entity_id: str | None = None,
         time_range: tuple[int, int] | None = None,
         ef_search: int | None = None,
         scoring_weights: ScoringWeights | None = None,
         include_embedding: bool = False,
+        seed_memory_id: bytes | str | None = None,
+        edge_types: Sequence[EdgeType | str] | None = None,
+        max_depth: int = ...,
+        direction: str | None = None,
+        analogical_alpha: float = ...,
+        cue_context: dict[str, Any] | None = None,
     ) -> RecallOutput: ...
+    def prime(
+        self,
+        entity_id: str,
+        cue_embedding: NDArray[np.float32] | None = None,
+        max_memories: int = ...,
+        time_range: tuple[int, int] | None = None,
+        ef_search: int | None = None,
+        scoring_weights: ScoringWeights | None = None,
+        include_embedding: bool = False,
+    ) -> PrimeOutput: ...
     def health(self) -> HealthStatus: ...
     def checkpoint(self) -> None: ...
     def opened_from_checkpoint(self) -> bool: ...

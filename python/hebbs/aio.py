@@ -10,13 +10,21 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Callable, TypeVar
 
-from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K
-from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs
+from hebbs._native import (
+    DEFAULT_ANALOGICAL_ALPHA,
+    DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_IMPORTANCE,
+    DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_TOP_K,
+)
+from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs, StrategyLike
 from hebbs.types import (
     Edge,
+    EdgeType,
     HealthStatus,
     Memory,
     MemoryIdLike,
+    PrimeOutput,
     RecallOutput,
     ScoringWeights,
     TimestampLike,
@@ -99,7 +107,7 @@ class AsyncHebbs:
     async def recall(
         self,
         cue: str | None = None,
-        strategies: Sequence[str] = DEFAULT_STRATEGIES,
+        strategies: Sequence[StrategyLike] = DEFAULT_STRATEGIES,
         top_k: int = DEFAULT_TOP_K,
         entity_id: str | None = None,
         time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
@@ -107,6 +115,13 @@ class AsyncHebbs:
         scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
         cue_embedding: Any = None,
         include_embedding: bool = False,
+        *,
+        seed_memory_id: MemoryIdLike | None = None,
+        edge_types: Sequence[EdgeType | str] | None = None,
+        max_depth: int = DEFAULT_CAUSAL_DEPTH,
+        direction: str = "both",
+        analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
+        cue_context: Mapping[str, Any] | None = None,
     ) -> RecallOutput:
         """See :meth:`Hebbs.recall`."""
         return await _in_thread(
@@ -115,6 +130,36 @@ class AsyncHebbs:
             strategies=strategies,
             top_k=top_k,
             entity_id=entity_id,
+            time_range=time_range,
+            ef_search=ef_search,
+            scoring_weights=scoring_weights,
+            cue_embedding=cue_embedding,
+            include_embedding=include_embedding,
+            seed_memory_id=seed_memory_id,
+            edge_types=edge_types,
+            max_depth=max_depth,
+            direction=direction,
+            analogical_alpha=analogical_alpha,
+            cue_context=cue_context,
+        )
+
+    async def prime(
+        self,
+        entity_id: str,
+        cue: str | None = None,
+        max_memories: int = DEFAULT_PRIME_MAX_MEMORIES,
+        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
+        ef_search: int | None = None,
+        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
+        cue_embedding: Any = None,
+        include_embedding: bool = False,
+    ) -> PrimeOutput:
+        """See :meth:`Hebbs.prime`."""
+        return await _in_thread(
+            self._engine.prime,
+            entity_id,
+            cue,
+            max_memories=max_memories,
             time_range=time_range,
             ef_search=ef_search,
             scoring_weights=scoring_weights,

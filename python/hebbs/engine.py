@@ -13,13 +13,19 @@ from numpy.typing import NDArray
 
 from hebbs._convert import invalid, to_micros, to_time_range, to_vector, to_weights
 from hebbs._native import (
+    DEFAULT_ANALOGICAL_ALPHA,
+    DEFAULT_CAUSAL_DEPTH,
     DEFAULT_IMPORTANCE,
+    DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_TOP_K,
     Edge,
+    EdgeType,
     HealthStatus,
     Memory,
     NativeEngine,
+    PrimeOutput,
     RecallOutput,
+    RecallStrategyConfig,
     ScoringWeights,
 )
 from hebbs.embedder import Embedder, as_embedder
@@ -32,6 +38,9 @@ EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+
+#: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
+StrategyLike = Union[str, RecallStrategyConfig]
 
 
 class Hebbs:
@@ -164,7 +173,7 @@ class Hebbs:
     def recall(
         self,
         cue: str | None = None,
-        strategies: Sequence[str] = DEFAULT_STRATEGIES,
+        strategies: Sequence[StrategyLike] = DEFAULT_STRATEGIES,
         top_k: int = DEFAULT_TOP_K,
         entity_id: str | None = None,
         time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
@@ -172,33 +181,97 @@ class Hebbs:
         scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
         cue_embedding: Any = None,
         include_embedding: bool = False,
+        *,
+        seed_memory_id: MemoryIdLike | None = None,
+        edge_types: Sequence[EdgeType | str] | None = None,
+        max_depth: int = DEFAULT_CAUSAL_DEPTH,
+        direction: str = "both",
+        analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
+        cue_context: Mapping[str, Any] | None = None,
     ) -> RecallOutput:
-        """Recalls memories for ``cue`` with one or more strategies.
+        """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
-        ``similarity`` needs a cue (or ``cue_embedding``); ``temporal`` needs ``entity_id`` and
-        takes an optional ``time_range``. Results are ranked by the composite score and each
-        carries its strategies' details.
+        ``strategies`` holds names (``similarity``, ``temporal``, ``causal``, ``analogical``) or
+        :class:`RecallStrategyConfig` objects that override this call's parameters for one
+        strategy. ``similarity`` needs a cue (or ``cue_embedding``); ``temporal`` needs
+        ``entity_id`` and takes an optional ``time_range``; ``causal`` walks the edge graph from
+        ``seed_memory_id`` (default: the memory nearest the cue) up to ``max_depth`` hops
+        (hard cap 10) along ``edge_types`` in ``direction`` (``causes``, ``effects`` or
+        ``both``); ``analogical`` blends embedding similarity (weight ``analogical_alpha``)
+        with structural similarity to ``cue_context`` (or to the seed memory, or the memory
+        nearest the cue). Results are deduplicated, ranked by the composite score, and carry
+        every strategy's details.
         """
-        if isinstance(strategies, str):
+        if isinstance(strategies, (str, RecallStrategyConfig)):
             strategies = [strategies]
-        names = [str(name) for name in strategies]
-        vector = None
-        if cue_embedding is not None:
-            vector = to_vector(cue_embedding, "cue_embedding")
-        elif "similarity" in [name.lower() for name in names]:
-            if cue is None or not cue.strip():
-                raise invalid("cue", "the similarity strategy needs a non-empty cue")
-            vector = self._embed([cue], query=True)[0]
+        items = list(strategies)
+        for i, item in enumerate(items):
+            if not isinstance(item, (str, RecallStrategyConfig)):
+                raise invalid(f"strategies[{i}]", "expected a name or a RecallStrategyConfig")
+        if cue_context is not None and not isinstance(cue_context, Mapping):
+            raise invalid("cue_context", "must be a dict")
+        vector = self._cue_vector(cue, cue_embedding, _strategy_names(items))
         return self._native.recall(
             vector,
-            strategies=names,
+            strategies=items,
             top_k=top_k,
             entity_id=entity_id,
             time_range=to_time_range(time_range),
             ef_search=ef_search,
             scoring_weights=to_weights(scoring_weights),
             include_embedding=include_embedding,
+            seed_memory_id=seed_memory_id,
+            edge_types=list(edge_types) if edge_types is not None else None,
+            max_depth=max_depth,
+            direction=direction,
+            analogical_alpha=analogical_alpha,
+            cue_context=dict(cue_context) if cue_context is not None else None,
         )
+
+    def prime(
+        self,
+        entity_id: str,
+        cue: str | None = None,
+        max_memories: int = DEFAULT_PRIME_MAX_MEMORIES,
+        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
+        ef_search: int | None = None,
+        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
+        cue_embedding: Any = None,
+        include_embedding: bool = False,
+    ) -> PrimeOutput:
+        """Warms an agent's context for ``entity_id``: its most recent memories blended with
+        its memories nearest ``cue`` (when given), ranked by the composite score.
+        :class:`PrimeOutput` says how many results each part found."""
+        vector = None
+        if cue_embedding is not None:
+            vector = to_vector(cue_embedding, "cue_embedding")
+        elif cue is not None:
+            vector = self._cue_vector(cue, None, {"similarity"})
+        return self._native.prime(
+            entity_id,
+            vector,
+            max_memories=max_memories,
+            time_range=to_time_range(time_range),
+            ef_search=ef_search,
+            scoring_weights=to_weights(scoring_weights),
+            include_embedding=include_embedding,
+        )
+
+    def _cue_vector(
+        self, cue: str | None, cue_embedding: Any, names: set[str]
+    ) -> NDArray[np.float32] | None:
+        """The cue's vector: ``cue_embedding`` if given, else the embedded ``cue`` when a
+        strategy other than temporal runs. Similarity cannot run without one."""
+        if cue_embedding is not None:
+            return to_vector(cue_embedding, "cue_embedding")
+        if cue is not None and names - {"temporal"}:
+            if not isinstance(cue, str) or not cue.strip():
+                raise invalid("cue", "must be a non-empty str")
+            vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
+            return vector
+        if "similarity" in names:
+            raise invalid("cue", "the similarity strategy needs a non-empty cue")
+        return None
 
     def health(self) -> HealthStatus:
         """Serving state, version, memory count and uptime."""
@@ -234,3 +307,9 @@ def _check_content(content: object, field: str) -> None:
         raise invalid(field, "must be a str")
     if not content.strip():
         raise invalid(field, "must not be empty")
+
+
+def _strategy_names(items: Sequence[StrategyLike]) -> set[str]:
+    return {
+        item.strategy if isinstance(item, RecallStrategyConfig) else item.lower() for item in items
+    }

@@ -4,7 +4,7 @@
 
 use hebbs_core::engine::RememberInput;
 use hebbs_core::index::vector::HnswParams;
-use hebbs_core::recall::{RecallRequest, Strategy};
+use hebbs_core::recall::{PrimeRequest, RecallRequest, Strategy, StrategyConfig};
 use hebbs_core::{Engine, EngineConfig};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -13,6 +13,9 @@ use pyo3::types::{PyDict, PyList};
 use crate::detach::engine_call;
 use crate::errors::{invalid, to_py_err};
 use crate::json::dict_to_map;
+use crate::recall_types::{
+    extract_direction, extract_edge_types, PrimeOutput, RecallStrategyConfig,
+};
 use crate::slot::EngineSlot;
 use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
@@ -55,6 +58,20 @@ fn new_input(
         created_at,
         ..RememberInput::new(content, embedding)
     }
+}
+
+/// One entry of `strategies`: a name or a `RecallStrategyConfig`.
+fn strategy_config(item: &Bound<'_, PyAny>, i: usize) -> PyResult<StrategyConfig> {
+    if let Ok(config) = item.extract::<RecallStrategyConfig>() {
+        return Ok(config.inner);
+    }
+    let name: String = item.extract().map_err(|_| {
+        invalid(
+            &format!("strategies[{i}]"),
+            "expected a strategy name or a RecallStrategyConfig",
+        )
+    })?;
+    Ok(name.parse::<Strategy>().map_err(to_py_err)?.into())
 }
 
 fn vector_of(array: &PyReadonlyArray1<'_, f32>, field: &str) -> PyResult<Vec<f32>> {
@@ -215,31 +232,46 @@ impl NativeEngine {
         Memory::from_core(py, memory)
     }
 
-    /// Runs a recall. `cue_embedding` is needed by `similarity`.
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false))]
+    /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
+    /// needed by `similarity` and `analogical`, and by `causal` without a seed.
+    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None))]
     #[allow(clippy::too_many_arguments)]
     fn recall(
         &self,
         py: Python<'_>,
         cue_embedding: Option<PyReadonlyArray1<'_, f32>>,
-        strategies: Option<Vec<String>>,
+        strategies: Option<Vec<Bound<'_, PyAny>>>,
         top_k: usize,
         entity_id: Option<String>,
         time_range: Option<(u64, u64)>,
         ef_search: Option<usize>,
         scoring_weights: Option<ScoringWeights>,
         include_embedding: bool,
+        seed_memory_id: Option<&Bound<'_, PyAny>>,
+        edge_types: Option<Vec<Bound<'_, PyAny>>>,
+        max_depth: usize,
+        direction: Option<&str>,
+        analogical_alpha: f32,
+        cue_context: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<RecallOutput> {
         let strategies = match strategies {
-            Some(names) => names
+            Some(items) => items
                 .iter()
-                .map(|name| name.parse::<Strategy>())
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(to_py_err)?,
-            None => vec![Strategy::Similarity],
+                .enumerate()
+                .map(|(i, item)| strategy_config(item, i))
+                .collect::<PyResult<Vec<_>>>()?,
+            None => vec![Strategy::Similarity.into()],
         };
         let cue_vector = cue_embedding
             .map(|array| vector_of(&array, "cue"))
+            .transpose()?;
+        let seed_memory_id = seed_memory_id
+            .filter(|object| !object.is_none())
+            .map(|object| extract_id(object, "seed_memory_id"))
+            .transpose()?;
+        let cue_context = cue_context
+            .filter(|object| !object.is_none())
+            .map(|object| dict_to_map(object, "cue_context"))
             .transpose()?;
         let request = RecallRequest {
             cue_vector,
@@ -248,12 +280,49 @@ impl NativeEngine {
             entity_id,
             time_range,
             ef_search,
+            seed_memory_id,
+            edge_types: extract_edge_types(edge_types, "edge_types")?,
+            max_depth,
+            direction: extract_direction(direction, "direction")?.unwrap_or_default(),
+            analogical_alpha,
+            cue_context,
             scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
             include_embedding,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.recall(&request))?;
         RecallOutput::from_core(py, output)
+    }
+
+    /// Primes the context for `entity_id`: its recent memories blended with its memories
+    /// nearest `cue_embedding` (when given).
+    #[pyo3(signature = (entity_id, cue_embedding = None, max_memories = hebbs_core::recall::DEFAULT_PRIME_MAX_MEMORIES, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn prime(
+        &self,
+        py: Python<'_>,
+        entity_id: String,
+        cue_embedding: Option<PyReadonlyArray1<'_, f32>>,
+        max_memories: usize,
+        time_range: Option<(u64, u64)>,
+        ef_search: Option<usize>,
+        scoring_weights: Option<ScoringWeights>,
+        include_embedding: bool,
+    ) -> PyResult<PrimeOutput> {
+        let request = PrimeRequest {
+            entity_id,
+            cue_vector: cue_embedding
+                .map(|array| vector_of(&array, "cue"))
+                .transpose()?,
+            max_memories,
+            time_range,
+            ef_search,
+            scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
+            include_embedding,
+        };
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let output = engine_call(py, move || engine.prime(&request))?;
+        PrimeOutput::from_core(py, output)
     }
 
     /// Serving state, version, memory count, uptime.

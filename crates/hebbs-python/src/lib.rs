@@ -6,6 +6,7 @@ mod detach;
 mod engine;
 mod errors;
 mod json;
+mod recall_types;
 mod slot;
 mod types;
 
@@ -21,6 +22,19 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MAX_EF_SEARCH", hebbs_core::index::vector::MAX_EF_SEARCH)?;
     module.add("DEFAULT_TOP_K", hebbs_core::recall::DEFAULT_TOP_K)?;
     module.add("MAX_TOP_K", hebbs_core::recall::MAX_TOP_K)?;
+    module.add(
+        "DEFAULT_CAUSAL_DEPTH",
+        hebbs_core::recall::DEFAULT_CAUSAL_DEPTH,
+    )?;
+    module.add("MAX_CAUSAL_DEPTH", hebbs_core::recall::MAX_CAUSAL_DEPTH)?;
+    module.add(
+        "DEFAULT_ANALOGICAL_ALPHA",
+        hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA,
+    )?;
+    module.add(
+        "DEFAULT_PRIME_MAX_MEMORIES",
+        hebbs_core::recall::DEFAULT_PRIME_MAX_MEMORIES,
+    )?;
     module.add("DEFAULT_IMPORTANCE", hebbs_core::engine::DEFAULT_IMPORTANCE)?;
     module.add("MAX_CONTENT_BYTES", hebbs_core::memory::MAX_CONTENT_BYTES)?;
     errors::register(module)?;
@@ -35,5 +49,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::StrategyError>()?;
     module.add_class::<types::RecallOutput>()?;
     module.add_class::<types::HealthStatus>()?;
+    module.add_class::<recall_types::RecallStrategyConfig>()?;
+    module.add_class::<recall_types::PrimeOutput>()?;
     Ok(())
 }

@@ -128,6 +128,20 @@ impl EdgeType {
     }
 }
 
+/// Parses an `EdgeType` or its name; `field` names the argument.
+pub fn extract_edge_type(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreEdgeType> {
+    match object.extract::<EdgeType>() {
+        Ok(kind) => Ok(kind.into()),
+        Err(_) => {
+            let name: String = object
+                .extract()
+                .map_err(|_| invalid(field, "expected an EdgeType or its name"))?;
+            name.parse::<CoreEdgeType>()
+                .map_err(|_| invalid(field, format!("unknown edge type {name:?}")))
+        }
+    }
+}
+
 /// A directed edge from a new memory to `target`.
 #[pyclass(frozen, from_py_object, module = "hebbs")]
 #[derive(Clone)]
@@ -147,14 +161,7 @@ impl Edge {
         confidence: Option<f32>,
     ) -> PyResult<Self> {
         let target = extract_id(target, "edge.target")?;
-        let edge_type = match edge_type.extract::<EdgeType>() {
-            Ok(kind) => kind.into(),
-            Err(_) => edge_type
-                .extract::<String>()
-                .map_err(|_| invalid("edge.edge_type", "expected an EdgeType or its name"))?
-                .parse::<CoreEdgeType>()
-                .map_err(crate::errors::to_py_err)?,
-        };
+        let edge_type = extract_edge_type(edge_type, "edge.edge_type")?;
         Ok(Self {
             inner: memory::Edge {
                 target,
@@ -367,6 +374,12 @@ pub struct StrategyDetail {
     pub timestamp: Option<u64>,
     /// Position in the timeline, 0 = newest (temporal).
     pub rank: Option<u32>,
+    /// Hops from the seed (causal).
+    pub depth: Option<u32>,
+    /// Cosine similarity to the cue (analogical).
+    pub embedding_similarity: Option<f32>,
+    /// Structural similarity to the cue (analogical).
+    pub structural_similarity: Option<f32>,
 }
 
 impl From<recall::StrategyDetail> for StrategyDetail {
@@ -377,6 +390,9 @@ impl From<recall::StrategyDetail> for StrategyDetail {
             distance: detail.distance,
             timestamp: detail.timestamp,
             rank: detail.rank,
+            depth: detail.depth,
+            embedding_similarity: detail.embedding_similarity,
+            structural_similarity: detail.structural_similarity,
         }
     }
 }
@@ -384,10 +400,30 @@ impl From<recall::StrategyDetail> for StrategyDetail {
 #[pymethods]
 impl StrategyDetail {
     fn __repr__(&self) -> String {
-        format!(
-            "StrategyDetail(strategy={:?}, relevance={:.4}, distance={:?}, timestamp={:?}, rank={:?})",
-            self.strategy, self.relevance, self.distance, self.timestamp, self.rank
-        )
+        let mut parts = vec![
+            format!("strategy={:?}", self.strategy),
+            format!("relevance={:.4}", self.relevance),
+        ];
+        let optional = [
+            ("distance", self.distance.map(|v| format!("{v:.4}"))),
+            ("timestamp", self.timestamp.map(|v| v.to_string())),
+            ("rank", self.rank.map(|v| v.to_string())),
+            ("depth", self.depth.map(|v| v.to_string())),
+            (
+                "embedding_similarity",
+                self.embedding_similarity.map(|v| format!("{v:.4}")),
+            ),
+            (
+                "structural_similarity",
+                self.structural_similarity.map(|v| format!("{v:.4}")),
+            ),
+        ];
+        for (name, value) in optional {
+            if let Some(value) = value {
+                parts.push(format!("{name}={value}"));
+            }
+        }
+        format!("StrategyDetail({})", parts.join(", "))
     }
 }
 

@@ -1,13 +1,20 @@
-"""The ``remember``, ``recall``, ``get`` and ``health`` commands: each turns parsed arguments
-into engine calls and returns a :class:`CommandOutput` (a JSON payload and its text form)."""
+"""The ``remember``, ``recall``, ``prime``, ``get`` and ``health`` commands: each turns parsed
+arguments into engine calls and returns a :class:`CommandOutput` (a JSON payload and its text
+form)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K
+from hebbs._native import (
+    DEFAULT_ANALOGICAL_ALPHA,
+    DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_IMPORTANCE,
+    DEFAULT_TOP_K,
+)
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
 from hebbs.cli.values import EdgeSpec, Weights
@@ -18,6 +25,8 @@ from hebbs.types import Edge, RecallOutput, ScoringWeights
 CUE_STRATEGY = "similarity"
 #: Strategy used when a recall has only ``--entity-id`` and names none.
 ENTITY_STRATEGY = "temporal"
+#: Strategy used when a recall has only ``--seed`` and names none.
+SEED_STRATEGY = "causal"
 #: The strategy that ``--since`` and ``--until`` apply to.
 TIME_RANGE_STRATEGY = "temporal"
 
@@ -42,6 +51,12 @@ class RecallQuery:
     until: int | None = None
     ef_search: int | None = None
     weights: Weights | None = None
+    seed: str | None = None
+    max_depth: int = DEFAULT_CAUSAL_DEPTH
+    edge_types: tuple[str, ...] = ()
+    direction: str = "both"
+    alpha: float = DEFAULT_ANALOGICAL_ALPHA
+    cue_context: dict[str, Any] | None = None
 
     def time_range(self) -> tuple[int | None, int | None] | None:
         """``(since, until)`` when either is set."""
@@ -84,13 +99,19 @@ def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
     """Recalls memories and prints them ranked by score."""
     query = RecallQuery(
         cue=args.cue,
-        strategies=resolve_strategies(args.strategies, args.cue, args.entity_id),
+        strategies=resolve_strategies(args.strategies, args.cue, args.entity_id, args.seed),
         top_k=args.top_k,
         entity_id=args.entity_id,
         since=args.since,
         until=args.until,
         ef_search=args.ef_search,
         weights=args.weights,
+        seed=args.seed,
+        max_depth=args.max_depth,
+        edge_types=tuple(args.edge_types),
+        direction=args.direction,
+        alpha=args.alpha,
+        cue_context=args.cue_context,
     )
     output = run_recall(engine, query)
     return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, query.strategies))
@@ -121,18 +142,39 @@ def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
         time_range=time_range,
         ef_search=query.ef_search,
         scoring_weights=query.scoring_weights(),
+        seed_memory_id=query.seed,
+        edge_types=list(query.edge_types) or None,
+        max_depth=query.max_depth,
+        direction=query.direction,
+        analogical_alpha=query.alpha,
+        cue_context=query.cue_context,
     )
 
 
+def prime(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Prints an entity's recent memories blended with those nearest the cue."""
+    output = engine.prime(args.entity_id, args.cue, max_memories=args.max_memories)
+    strategies = ("temporal", "similarity") if args.cue is not None else ("temporal",)
+    payload = fmt.recall_json(output)
+    payload["temporal_count"] = output.temporal_count
+    payload["similarity_count"] = output.similarity_count
+    summary = f"{output.temporal_count} from the timeline, {output.similarity_count} near the cue"
+    return CommandOutput(payload, f"{fmt.recall_text(output, strategies)}\n{summary}")
+
+
 def resolve_strategies(
-    named: Sequence[str], cue: str | None, entity_id: str | None
+    named: Sequence[str], cue: str | None, entity_id: str | None, seed: str | None = None
 ) -> tuple[str, ...]:
-    """The strategies named (duplicates dropped), else similarity for a cue, else temporal for
-    an entity."""
+    """The strategies named (duplicates dropped), else similarity for a cue, else causal from
+    a seed, else temporal for an entity."""
     if named:
         return tuple(dict.fromkeys(named))
     if cue is not None:
         return (CUE_STRATEGY,)
+    if seed is not None:
+        return (SEED_STRATEGY,)
     if entity_id is not None:
         return (ENTITY_STRATEGY,)
-    raise UsageError("CUE", "give a CUE to recall, or --entity-id for an entity's timeline")
+    raise UsageError(
+        "CUE", "give a CUE to recall, --seed for a causal walk, or --entity-id for a timeline"
+    )

@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from hebbs.cli.values import from_micros
-from hebbs.types import Edge, HealthStatus, Memory, RecallOutput, RecallResult, StrategyDetail
+from hebbs.types import (
+    Edge,
+    HealthStatus,
+    Memory,
+    PrimeOutput,
+    RecallOutput,
+    RecallResult,
+    StrategyDetail,
+    StrategyError,
+)
 
 #: A JSON object as the ``json`` module writes it.
 JsonObject = dict[str, Any]
@@ -150,17 +159,21 @@ def health_text(status: HealthStatus) -> str:
     )
 
 
-def recall_json(output: RecallOutput) -> JsonObject:
-    """A recall answer as a JSON object: results best first, with rank from 1."""
+def recall_json(output: RecallOutput | PrimeOutput) -> JsonObject:
+    """A recall (or prime) answer as a JSON object: results best first, with rank from 1."""
     return {
         "results": [
             result_json(rank, result) for rank, result in enumerate(output.results, start=1)
         ],
         "strategy_errors": [
             {"strategy": error.strategy, "message": error.message}
-            for error in output.strategy_errors
+            for error in _strategy_errors(output)
         ],
     }
+
+
+def _strategy_errors(output: RecallOutput | PrimeOutput) -> list[StrategyError]:
+    return output.strategy_errors if isinstance(output, RecallOutput) else []
 
 
 def result_json(rank: int, result: RecallResult) -> JsonObject:
@@ -181,13 +194,20 @@ def detail_json(detail: StrategyDetail) -> JsonObject:
         "distance": None if detail.distance is None else json_float(detail.distance),
         "timestamp": detail.timestamp,
         "rank": detail.rank,
+        "depth": detail.depth,
+        "embedding_similarity": _optional_float(detail.embedding_similarity),
+        "structural_similarity": _optional_float(detail.structural_similarity),
     }
 
 
-def recall_text(output: RecallOutput, strategies: Sequence[str]) -> str:
+def _optional_float(value: float | None) -> float | None:
+    return None if value is None else json_float(value)
+
+
+def recall_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) -> str:
     """The ranked table of a recall: one column per strategy that ran, then the memory."""
     lines = [
-        f"warning: {error.strategy} failed: {error.message}" for error in output.strategy_errors
+        f"warning: {error.strategy} failed: {error.message}" for error in _strategy_errors(output)
     ]
     if not output.results:
         lines.append("no memories matched")
@@ -206,9 +226,17 @@ def recall_text(output: RecallOutput, strategies: Sequence[str]) -> str:
 
 def detail_text(detail: StrategyDetail) -> str:
     """The compact text of one strategy detail: relevance and distance for similarity; for
-    temporal the rank in the timeline (0 = newest), whose timestamp is the created_at column."""
+    temporal the rank in the timeline (0 = newest), whose timestamp is the created_at column;
+    for causal the hop count; for analogical both similarity components."""
     if detail.rank is not None:
         return f"rank={detail.rank}"
+    if detail.depth is not None:
+        return f"depth={detail.depth} rel={fraction(detail.relevance)}"
+    if detail.structural_similarity is not None and detail.embedding_similarity is not None:
+        return (
+            f"rel={fraction(detail.relevance)} emb={fraction(detail.embedding_similarity)} "
+            f"struct={fraction(detail.structural_similarity)}"
+        )
     distance = "" if detail.distance is None else f" dist={fraction(detail.distance)}"
     return f"rel={fraction(detail.relevance)}{distance}"
 

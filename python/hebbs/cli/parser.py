@@ -8,7 +8,16 @@ import argparse
 from typing import Final, NoReturn
 
 from hebbs import __version__
-from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K, MAX_EF_SEARCH, MAX_TOP_K
+from hebbs._native import (
+    DEFAULT_ANALOGICAL_ALPHA,
+    DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_IMPORTANCE,
+    DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_TOP_K,
+    MAX_CAUSAL_DEPTH,
+    MAX_EF_SEARCH,
+    MAX_TOP_K,
+)
 from hebbs.cli import values
 from hebbs.cli.errors import UsageError
 
@@ -27,6 +36,9 @@ examples:
   {PROG} recall "what did Acme want on price?" --top-k 5
   {PROG} recall --strategy temporal --entity-id acme --since 7d
   {PROG} recall "latest on pricing" --weights 0.3:0.5:0.2:0
+  {PROG} recall --strategy causal --seed ID --direction causes --edge-type caused_by
+  {PROG} recall "launch slipped" --strategy analogical --cue-context '{{"outcome": "delay"}}'
+  {PROG} prime acme "pricing call"
   {PROG} get ID
   {PROG} demo
 """
@@ -54,6 +66,7 @@ def build_parser() -> CliParser:
     _add_recall(commands)
     _add_get(commands)
     _add_health(commands)
+    _add_prime(commands)
     _add_demo(commands)
     return parser
 
@@ -165,6 +178,65 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         metavar="N",
         type=values.positive_int,
         help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH}",
+    )
+    sub.add_argument(
+        "--seed",
+        metavar="ID",
+        help="causal: the memory the walk starts from (default: the one nearest the CUE); "
+        "analogical: the memory whose structure to match",
+    )
+    sub.add_argument(
+        "--max-depth",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_CAUSAL_DEPTH,
+        help=f"causal: most hops, 1..{MAX_CAUSAL_DEPTH} (default {DEFAULT_CAUSAL_DEPTH})",
+    )
+    sub.add_argument(
+        "--edge-type",
+        dest="edge_types",
+        metavar="TYPE",
+        action="append",
+        type=values.edge_type,
+        default=[],
+        help="causal: follow only this edge type (repeatable; default: all)",
+    )
+    sub.add_argument(
+        "--direction",
+        metavar="DIR",
+        type=values.direction,
+        default="both",
+        help=f"causal: {', '.join(values.DIRECTIONS)} (default both)",
+    )
+    sub.add_argument(
+        "--alpha",
+        metavar="A",
+        type=values.alpha,
+        default=DEFAULT_ANALOGICAL_ALPHA,
+        help="analogical: weight of embedding against structural similarity, 0..1 "
+        f"(default {DEFAULT_ANALOGICAL_ALPHA})",
+    )
+    sub.add_argument(
+        "--cue-context",
+        metavar="JSON",
+        type=values.context_object,
+        help="analogical: the structure to match, e.g. "
+        '\'{"entities": ["a", "b"], "action": "launch", "outcome": "delay"}\'',
+    )
+
+
+def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "prime", "an entity's recent memories blended with those nearest a cue"
+    )
+    sub.add_argument("entity_id", metavar="ENTITY", help="the entity to prime for")
+    sub.add_argument("cue", metavar="CUE", nargs="?", help="what the agent is about to do")
+    sub.add_argument(
+        "--max-memories",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_PRIME_MAX_MEMORIES,
+        help=f"results to return (default {DEFAULT_PRIME_MAX_MEMORIES})",
     )
 
 

@@ -29,6 +29,7 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "recall": commands.recall,
     "get": commands.get,
     "health": commands.health,
+    "prime": commands.prime,
 }
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
@@ -52,6 +53,12 @@ FIELD_FLAGS: Final = {
     "time_range": "--since/--until",
     "ef_search": "--ef-search",
     "scoring_weights": "--weights",
+    "seed_memory_id": "--seed",
+    "max_depth": "--max-depth",
+    "direction": "--direction",
+    "analogical_alpha": "--alpha",
+    "cue_context": "--cue-context",
+    "max_memories": "--max-memories",
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
 

@@ -17,7 +17,9 @@ FIELD_SEPARATOR: Final = ":"
 #: Edge types, in the snake-case spelling the engine reports.
 EDGE_TYPES: Final = ("caused_by", "related_to", "followed_by", "revised_from", "insight_from")
 #: Recall strategies the command line offers.
-STRATEGIES: Final = ("similarity", "temporal")
+STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical")
+#: Directions of a causal walk: towards causes, towards effects, or both.
+DIRECTIONS: Final = ("causes", "effects", "both")
 #: Names of the four composite-score weights, in the order ``--weights`` takes them.
 WEIGHT_NAMES: Final = ("w_relevance", "w_recency", "w_importance", "w_reinforcement")
 #: The Unix epoch, the zero of every stored timestamp.
@@ -70,10 +72,19 @@ def edge_type(text: str) -> str:
 
 def strategy(text: str) -> str:
     """A strategy name, case-insensitively."""
+    return _choice(text, STRATEGIES, "strategy")
+
+
+def direction(text: str) -> str:
+    """A causal direction name, case-insensitively."""
+    return _choice(text, DIRECTIONS, "direction")
+
+
+def _choice(text: str, choices: tuple[str, ...], what: str) -> str:
     name = text.strip().lower()
-    if name not in STRATEGIES:
+    if name not in choices:
         raise argparse.ArgumentTypeError(
-            f"unknown strategy {text!r} (expected one of {', '.join(STRATEGIES)})"
+            f"unknown {what} {text!r} (expected one of {', '.join(choices)})"
         )
     return name
 
@@ -103,6 +114,11 @@ def fraction(text: str, name: str = "value") -> float:
 def importance(text: str) -> float:
     """An importance: a number in 0..1."""
     return fraction(text, "importance")
+
+
+def alpha(text: str) -> float:
+    """An analogical alpha: a number in 0..1."""
+    return fraction(text, "alpha")
 
 
 def non_negative(text: str, name: str) -> float:
