@@ -345,6 +345,26 @@ def test_prime_blends_timeline_and_cue(cli: Cli) -> None:
     assert_usage_error(cli("prime", "acme", "--max-memories", "0"), "--max-memories")
 
 
+def test_hybrid_regex_floor_sessions_and_orphans(cli: Cli) -> None:
+    ticket = remember_id(cli, "Ticket INC4711: the invoice export times out", "--session", "c1")
+    remember_id(cli, "The coffee machine is broken", "--edge", f"{ticket}:related_to")
+    hybrid = cli("recall", "INC4711 invoice export", "--strategy", "hybrid", "--json").json()
+    top = hybrid["results"][0]
+    assert top["memory"]["id"] == ticket
+    assert top["strategy_details"][0]["rrf_score"] > 0
+    assert top["expansion_context"][0]["direction"] == "incoming"
+    text = cli("recall", "INC4711", "--strategy", "keyword").out
+    assert "bm25=" in text
+    regex = cli("recall", r"INC\d{4}", "--regex", "--json").json()
+    assert [r["memory"]["id"] for r in regex["results"]] == [ticket]
+    floored = cli("recall", "invoice export", "--min-relevance", "0.99", "--json").json()
+    assert floored["below_threshold"] >= 1
+    assert cli("chat-context", "c1", "--json").json()["memories"][0]["id"] == ticket
+    assert cli("orphans").out.strip() == "no memories"
+    assert_usage_error(cli("recall", "(", "--regex"), "CUE")
+    assert_usage_error(cli("recall", "x", "--min-relevance", "2"), "--min-relevance")
+
+
 def test_temporal_recall_time_range(cli: Cli) -> None:
     for days in (10, 5, 1):
         remember_id(

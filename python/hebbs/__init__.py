@@ -23,10 +23,12 @@ from hebbs.errors import (
     InvalidInputError,
     NotFoundError,
     StorageError,
+    TextIndexError,
 )
 from hebbs.types import (
     Edge,
     EdgeType,
+    ExpansionEdge,
     HealthStatus,
     Memory,
     MemoryKind,
@@ -47,6 +49,7 @@ __all__ = [
     "Edge",
     "EdgeType",
     "EmbeddingError",
+    "ExpansionEdge",
     "HealthStatus",
     "Hebbs",
     "HebbsError",
@@ -65,5 +68,6 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "TextIndexError",
     "__version__",
 ]

@@ -10,8 +10,11 @@ __all__ = [
     "DEFAULT_ANALOGICAL_ALPHA",
     "DEFAULT_CAUSAL_DEPTH",
     "DEFAULT_EF_SEARCH",
+    "DEFAULT_GRAPH_CONTEXT",
     "DEFAULT_IMPORTANCE",
+    "DEFAULT_LIST_LIMIT",
     "DEFAULT_PRIME_MAX_MEMORIES",
+    "DEFAULT_RRF_K",
     "DEFAULT_TOP_K",
     "MAX_CAUSAL_DEPTH",
     "MAX_CONTENT_BYTES",
@@ -21,6 +24,7 @@ __all__ = [
     "CorruptionError",
     "Edge",
     "EdgeType",
+    "ExpansionEdge",
     "HealthStatus",
     "HebbsError",
     "HebbsIOError",
@@ -38,6 +42,7 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "TextIndexError",
     "__version__",
 ]
 
@@ -46,6 +51,9 @@ DEFAULT_CAUSAL_DEPTH: int
 MAX_CAUSAL_DEPTH: int
 DEFAULT_ANALOGICAL_ALPHA: float
 DEFAULT_PRIME_MAX_MEMORIES: int
+DEFAULT_RRF_K: int
+DEFAULT_GRAPH_CONTEXT: int
+DEFAULT_LIST_LIMIT: int
 DEFAULT_EF_SEARCH: int
 MAX_EF_SEARCH: int
 DEFAULT_TOP_K: int
@@ -64,6 +72,7 @@ class StorageError(HebbsError): ...
 class HebbsIOError(HebbsError): ...
 class CorruptionError(HebbsError): ...
 class IndexError(HebbsError): ...
+class TextIndexError(HebbsError): ...
 class ClosedError(HebbsError): ...
 
 @final
@@ -175,6 +184,12 @@ class StrategyDetail:
     def embedding_similarity(self) -> float | None: ...
     @property
     def structural_similarity(self) -> float | None: ...
+    @property
+    def dense_score(self) -> float | None: ...
+    @property
+    def bm25_score(self) -> float | None: ...
+    @property
+    def rrf_score(self) -> float | None: ...
 
 @final
 class RecallResult:
@@ -184,6 +199,23 @@ class RecallResult:
     def score(self) -> float: ...
     @property
     def strategy_details(self) -> list[StrategyDetail]: ...
+    @property
+    def expansion_context(self) -> list[ExpansionEdge]: ...
+    @property
+    def scores(self) -> dict[str, float]: ...
+
+@final
+class ExpansionEdge:
+    @property
+    def edge_type(self) -> EdgeType: ...
+    @property
+    def direction(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def preview(self) -> str: ...
+    @property
+    def neighbor_id(self) -> bytes: ...
 
 @final
 class StrategyError:
@@ -198,6 +230,8 @@ class RecallOutput:
     def results(self) -> list[RecallResult]: ...
     @property
     def strategy_errors(self) -> list[StrategyError]: ...
+    @property
+    def below_threshold(self) -> int: ...
     def __len__(self) -> int: ...
 
 @final
@@ -278,6 +312,7 @@ class NativeEngine:
         entity_id: str | None = None,
         edges: Iterable[Edge] | None = None,
         created_at: int | None = None,
+        session_id: str | None = None,
     ) -> Memory: ...
     def remember_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
@@ -299,7 +334,14 @@ class NativeEngine:
         direction: str | None = None,
         analogical_alpha: float = ...,
         cue_context: dict[str, Any] | None = None,
+        cue_text: str | None = None,
+        rrf_k: int = ...,
+        min_relevance: float | None = None,
+        graph_context: int = ...,
+        session_id: str | None = None,
     ) -> RecallOutput: ...
+    def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
+    def list_orphans(self, limit: int = ...) -> list[Memory]: ...
     def prime(
         self,
         entity_id: str,

@@ -13,8 +13,11 @@ from typing import Any, Callable, TypeVar
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
+    DEFAULT_LIST_LIMIT,
     DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_RRF_K,
     DEFAULT_TOP_K,
 )
 from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs, StrategyLike
@@ -83,6 +86,7 @@ class AsyncHebbs:
         edges: Sequence[Edge] = (),
         created_at: TimestampLike | None = None,
         embedding: Any = None,
+        session_id: str | None = None,
     ) -> Memory:
         """See :meth:`Hebbs.remember`."""
         return await _in_thread(
@@ -94,6 +98,7 @@ class AsyncHebbs:
             edges=edges,
             created_at=created_at,
             embedding=embedding,
+            session_id=session_id,
         )
 
     async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
@@ -122,6 +127,11 @@ class AsyncHebbs:
         direction: str = "both",
         analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
         cue_context: Mapping[str, Any] | None = None,
+        rrf_k: int = DEFAULT_RRF_K,
+        min_relevance: float | None = None,
+        graph_context: int = DEFAULT_GRAPH_CONTEXT,
+        session_id: str | None = None,
+        force_regex: bool = False,
     ) -> RecallOutput:
         """See :meth:`Hebbs.recall`."""
         return await _in_thread(
@@ -141,7 +151,22 @@ class AsyncHebbs:
             direction=direction,
             analogical_alpha=analogical_alpha,
             cue_context=cue_context,
+            rrf_k=rrf_k,
+            min_relevance=min_relevance,
+            graph_context=graph_context,
+            session_id=session_id,
+            force_regex=force_regex,
         )
+
+    async def get_chat_context(
+        self, session_id: str, limit: int = DEFAULT_LIST_LIMIT
+    ) -> list[Memory]:
+        """See :meth:`Hebbs.get_chat_context`."""
+        return await _in_thread(self._engine.get_chat_context, session_id, limit)
+
+    async def list_orphans(self, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
+        """See :meth:`Hebbs.list_orphans`."""
+        return await _in_thread(self._engine.list_orphans, limit)
 
     async def prime(
         self,

@@ -15,8 +15,11 @@ from hebbs._convert import invalid, to_micros, to_time_range, to_vector, to_weig
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
+    DEFAULT_LIST_LIMIT,
     DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_RRF_K,
     DEFAULT_TOP_K,
     Edge,
     EdgeType,
@@ -38,6 +41,9 @@ EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+
+#: Strategies that never read the cue's embedding.
+_TEXT_ONLY_STRATEGIES = frozenset({"temporal", "keyword", "regex"})
 
 #: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
 StrategyLike = Union[str, RecallStrategyConfig]
@@ -115,8 +121,10 @@ class Hebbs:
         edges: Sequence[Edge] = (),
         created_at: TimestampLike | None = None,
         embedding: Any = None,
+        session_id: str | None = None,
     ) -> Memory:
-        """Stores one memory and returns it. ``embedding`` skips the embedder."""
+        """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
+        records it as part of that conversation (see :meth:`get_chat_context`)."""
         _check_content(content, "content")
         vector = (
             to_vector(embedding, "embedding")
@@ -131,6 +139,7 @@ class Hebbs:
             entity_id=entity_id,
             edges=list(edges),
             created_at=to_micros(created_at, "created_at"),
+            session_id=session_id,
         )
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
@@ -188,6 +197,11 @@ class Hebbs:
         direction: str = "both",
         analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
         cue_context: Mapping[str, Any] | None = None,
+        rrf_k: int = DEFAULT_RRF_K,
+        min_relevance: float | None = None,
+        graph_context: int = DEFAULT_GRAPH_CONTEXT,
+        session_id: str | None = None,
+        force_regex: bool = False,
     ) -> RecallOutput:
         """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
@@ -199,9 +213,17 @@ class Hebbs:
         (hard cap 10) along ``edge_types`` in ``direction`` (``causes``, ``effects`` or
         ``both``); ``analogical`` blends embedding similarity (weight ``analogical_alpha``)
         with structural similarity to ``cue_context`` (or to the seed memory, or the memory
-        nearest the cue). Results are deduplicated, ranked by the composite score, and carry
-        every strategy's details.
+        nearest the cue); ``hybrid`` fuses dense and BM25 searches by reciprocal rank
+        (constant ``rrf_k``); ``keyword`` is BM25 alone. ``force_regex`` replaces the strategies
+        with a bounded regular-expression scan of content and context, the cue being the
+        pattern. Results are deduplicated, ranked by the composite score, and carry every
+        strategy's details and up to ``graph_context`` of their strongest relationships
+        (``expansion_context``). ``min_relevance`` drops weaker candidates and reports how many
+        in ``below_threshold``. ``session_id`` records the returned memories for
+        :meth:`get_chat_context`.
         """
+        if force_regex:
+            strategies = ["regex"]
         if isinstance(strategies, (str, RecallStrategyConfig)):
             strategies = [strategies]
         items = list(strategies)
@@ -226,7 +248,21 @@ class Hebbs:
             direction=direction,
             analogical_alpha=analogical_alpha,
             cue_context=dict(cue_context) if cue_context is not None else None,
+            cue_text=cue,
+            rrf_k=rrf_k,
+            min_relevance=min_relevance,
+            graph_context=graph_context,
+            session_id=session_id,
         )
+
+    def get_chat_context(self, session_id: str, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
+        """The memories conversation ``session_id`` touched (remembered with it, or returned
+        by a recall that named it), in the order of their first touch."""
+        return self._native.chat_context(session_id, limit=limit)
+
+    def list_orphans(self, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
+        """Memories with no edge in either direction, newest first: candidates to connect."""
+        return self._native.list_orphans(limit=limit)
 
     def prime(
         self,
@@ -261,10 +297,10 @@ class Hebbs:
         self, cue: str | None, cue_embedding: Any, names: set[str]
     ) -> NDArray[np.float32] | None:
         """The cue's vector: ``cue_embedding`` if given, else the embedded ``cue`` when a
-        strategy other than temporal runs. Similarity cannot run without one."""
+        strategy that reads vectors runs. Similarity cannot run without one."""
         if cue_embedding is not None:
             return to_vector(cue_embedding, "cue_embedding")
-        if cue is not None and names - {"temporal"}:
+        if cue is not None and names - _TEXT_ONLY_STRATEGIES:
             if not isinstance(cue, str) or not cue.strip():
                 raise invalid("cue", "must be a non-empty str")
             vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
@@ -298,7 +334,16 @@ class Hebbs:
 
 
 _REMEMBER_KEYS = frozenset(
-    {"content", "importance", "context", "entity_id", "edges", "created_at", "embedding"}
+    {
+        "content",
+        "importance",
+        "context",
+        "entity_id",
+        "edges",
+        "created_at",
+        "embedding",
+        "session_id",
+    }
 )
 
 

@@ -15,6 +15,7 @@ from hebbs._native import (
     InvalidInputError,
     NotFoundError,
     StorageError,
+    TextIndexError,
 )
 
 
@@ -32,4 +33,5 @@ __all__ = [
     "InvalidInputError",
     "NotFoundError",
     "StorageError",
+    "TextIndexError",
 ]

@@ -11,6 +11,7 @@ from typing import Any, Union
 from hebbs._native import (
     Edge,
     EdgeType,
+    ExpansionEdge,
     HealthStatus,
     Memory,
     MemoryKind,
@@ -44,11 +45,13 @@ class RememberItem(TypedDict):
     edges: NotRequired[Sequence[Edge]]
     created_at: NotRequired[TimestampLike | None]
     embedding: NotRequired[Any]
+    session_id: NotRequired[str | None]
 
 
 __all__ = [
     "Edge",
     "EdgeType",
+    "ExpansionEdge",
     "HealthStatus",
     "Memory",
     "MemoryIdLike",

@@ -51,6 +51,13 @@ pub enum HebbsError {
         /// What failed.
         reason: String,
     },
+    /// The full-text index failed (opening, writing or committing it).
+    #[error("full-text index error: {source}")]
+    TextIndex {
+        /// The tantivy error.
+        #[from]
+        source: tantivy::TantivyError,
+    },
     /// The engine was closed and can no longer be used.
     #[error("the engine is closed")]
     Closed,

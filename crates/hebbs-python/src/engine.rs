@@ -126,7 +126,7 @@ impl NativeEngine {
     }
 
     /// Stores one memory; `embedding` is a float32 vector.
-    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None))]
+    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None))]
     #[allow(clippy::too_many_arguments)]
     fn remember(
         &self,
@@ -138,14 +138,16 @@ impl NativeEngine {
         entity_id: Option<String>,
         edges: Option<&Bound<'_, PyAny>>,
         created_at: Option<u64>,
+        session_id: Option<String>,
     ) -> PyResult<Memory> {
         let embedding = vector_of(&embedding, "embedding")?;
-        let input = with_context_and_edges(
+        let mut input = with_context_and_edges(
             new_input(content, embedding, importance, entity_id, created_at),
             context,
             edges,
             "",
         )?;
+        input.session_id = session_id;
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.remember(input))?;
         Memory::from_core(py, memory)
@@ -196,13 +198,18 @@ impl NativeEngine {
                 .map_err(|_| {
                     invalid(&format!("{prefix}created_at"), "must be a non-negative int")
                 })?;
-            let input = new_input(
+            let session_id = field("session_id")?
+                .map(|value| value.extract::<String>())
+                .transpose()
+                .map_err(|_| invalid(&format!("{prefix}session_id"), "must be a str"))?;
+            let mut input = new_input(
                 content,
                 row.iter().copied().collect(),
                 importance,
                 entity_id,
                 created_at,
             );
+            input.session_id = session_id;
             inputs.push(with_context_and_edges(
                 input,
                 field("context")?.as_ref(),
@@ -234,7 +241,7 @@ impl NativeEngine {
 
     /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
     /// needed by `similarity` and `analogical`, and by `causal` without a seed.
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None))]
+    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None))]
     #[allow(clippy::too_many_arguments)]
     fn recall(
         &self,
@@ -253,6 +260,11 @@ impl NativeEngine {
         direction: Option<&str>,
         analogical_alpha: f32,
         cue_context: Option<&Bound<'_, PyAny>>,
+        cue_text: Option<String>,
+        rrf_k: u32,
+        min_relevance: Option<f32>,
+        graph_context: usize,
+        session_id: Option<String>,
     ) -> PyResult<RecallOutput> {
         let strategies = match strategies {
             Some(items) => items
@@ -275,6 +287,11 @@ impl NativeEngine {
             .transpose()?;
         let request = RecallRequest {
             cue_vector,
+            cue_text,
+            rrf_k,
+            min_relevance,
+            graph_context,
+            session_id,
             strategies,
             top_k,
             entity_id,
@@ -323,6 +340,33 @@ impl NativeEngine {
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.prime(&request))?;
         PrimeOutput::from_core(py, output)
+    }
+
+    /// The memories conversation `session_id` touched, in the order of their first touch.
+    #[pyo3(signature = (session_id, limit = hebbs_core::engine::DEFAULT_LIST_LIMIT))]
+    fn chat_context(
+        &self,
+        py: Python<'_>,
+        session_id: String,
+        limit: usize,
+    ) -> PyResult<Vec<Memory>> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let memories = engine_call(py, move || engine.chat_context(&session_id, limit))?;
+        memories
+            .into_iter()
+            .map(|memory| Memory::from_core(py, memory))
+            .collect()
+    }
+
+    /// Memories with no edge in either direction, newest first.
+    #[pyo3(signature = (limit = hebbs_core::engine::DEFAULT_LIST_LIMIT))]
+    fn list_orphans(&self, py: Python<'_>, limit: usize) -> PyResult<Vec<Memory>> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let memories = engine_call(py, move || engine.list_orphans(limit))?;
+        memories
+            .into_iter()
+            .map(|memory| Memory::from_core(py, memory))
+            .collect()
     }
 
     /// Serving state, version, memory count, uptime.

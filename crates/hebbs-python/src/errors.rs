@@ -38,6 +38,12 @@ create_exception!(
     "Stored data could not be decoded."
 );
 create_exception!(hebbs, IndexError, HebbsError, "The vector index failed.");
+create_exception!(
+    hebbs,
+    TextIndexError,
+    HebbsError,
+    "The full-text index failed."
+);
 create_exception!(hebbs, ClosedError, HebbsError, "The engine was closed.");
 
 /// Converts a core error into its Python exception. `InvalidInputError` carries `field`.
@@ -56,6 +62,7 @@ pub fn to_py_err(error: CoreError) -> PyErr {
         CoreError::Io { .. } => HebbsIOError::new_err(message),
         CoreError::Corruption { .. } => CorruptionError::new_err(message),
         CoreError::Index { .. } => IndexError::new_err(message),
+        CoreError::TextIndex { .. } => TextIndexError::new_err(message),
         CoreError::Closed => ClosedError::new_err(message),
     }
 }
@@ -75,6 +82,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("HebbsIOError", py.get_type::<HebbsIOError>())?;
     module.add("CorruptionError", py.get_type::<CorruptionError>())?;
     module.add("IndexError", py.get_type::<IndexError>())?;
+    module.add("TextIndexError", py.get_type::<TextIndexError>())?;
     module.add("ClosedError", py.get_type::<ClosedError>())?;
     Ok(())
 }

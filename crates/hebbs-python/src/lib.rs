@@ -27,6 +27,12 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
         hebbs_core::recall::DEFAULT_CAUSAL_DEPTH,
     )?;
     module.add("MAX_CAUSAL_DEPTH", hebbs_core::recall::MAX_CAUSAL_DEPTH)?;
+    module.add("DEFAULT_RRF_K", hebbs_core::recall::DEFAULT_RRF_K)?;
+    module.add(
+        "DEFAULT_GRAPH_CONTEXT",
+        hebbs_core::recall::DEFAULT_GRAPH_CONTEXT,
+    )?;
+    module.add("DEFAULT_LIST_LIMIT", hebbs_core::engine::DEFAULT_LIST_LIMIT)?;
     module.add(
         "DEFAULT_ANALOGICAL_ALPHA",
         hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA,
@@ -49,6 +55,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::StrategyError>()?;
     module.add_class::<types::RecallOutput>()?;
     module.add_class::<types::HealthStatus>()?;
+    module.add_class::<types::ExpansionEdge>()?;
     module.add_class::<recall_types::RecallStrategyConfig>()?;
     module.add_class::<recall_types::PrimeOutput>()?;
     Ok(())

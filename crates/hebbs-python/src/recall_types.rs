@@ -173,6 +173,7 @@ impl PrimeOutput {
             recall::RecallOutput {
                 results: output.results,
                 strategy_errors: Vec::new(),
+                below_threshold: 0,
             },
         )?;
         Ok(Self {

@@ -380,6 +380,12 @@ pub struct StrategyDetail {
     pub embedding_similarity: Option<f32>,
     /// Structural similarity to the cue (analogical).
     pub structural_similarity: Option<f32>,
+    /// Cosine similarity in the dense search (hybrid).
+    pub dense_score: Option<f32>,
+    /// BM25 score (hybrid, keyword).
+    pub bm25_score: Option<f32>,
+    /// Reciprocal-rank-fusion score (hybrid).
+    pub rrf_score: Option<f32>,
 }
 
 impl From<recall::StrategyDetail> for StrategyDetail {
@@ -393,6 +399,9 @@ impl From<recall::StrategyDetail> for StrategyDetail {
             depth: detail.depth,
             embedding_similarity: detail.embedding_similarity,
             structural_similarity: detail.structural_similarity,
+            dense_score: detail.dense_score,
+            bm25_score: detail.bm25_score,
+            rrf_score: detail.rrf_score,
         }
     }
 }
@@ -417,6 +426,9 @@ impl StrategyDetail {
                 "structural_similarity",
                 self.structural_similarity.map(|v| format!("{v:.4}")),
             ),
+            ("dense_score", self.dense_score.map(|v| format!("{v:.4}"))),
+            ("bm25_score", self.bm25_score.map(|v| format!("{v:.4}"))),
+            ("rrf_score", self.rrf_score.map(|v| format!("{v:.5}"))),
         ];
         for (name, value) in optional {
             if let Some(value) = value {
@@ -436,16 +448,91 @@ pub struct RecallResult {
     pub score: f32,
     /// One entry per strategy that found it.
     pub strategy_details: Vec<Py<StrategyDetail>>,
+    /// Its strongest relationships, strongest first.
+    pub expansion_context: Vec<Py<ExpansionEdge>>,
 }
 
 #[pymethods]
 impl RecallResult {
+    /// `{"dense", "bm25", "rrf"}` from the strategies that set them, and `"final"`, the score.
+    #[getter]
+    fn scores(&self, py: Python<'_>) -> std::collections::BTreeMap<&'static str, f32> {
+        let mut scores = std::collections::BTreeMap::from([("final", self.score)]);
+        for detail in &self.strategy_details {
+            let detail = detail.bind(py).get();
+            for (name, value) in [
+                ("dense", detail.dense_score),
+                ("bm25", detail.bm25_score),
+                ("rrf", detail.rrf_score),
+            ] {
+                if let Some(value) = value {
+                    scores.insert(name, value);
+                }
+            }
+        }
+        scores
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "RecallResult(score={:.4}, memory={}, strategies={})",
             self.score,
             self.memory.get().__repr__(),
             self.strategy_details.len()
+        )
+    }
+}
+
+/// One relationship of a recalled memory.
+#[pyclass(frozen, module = "hebbs")]
+pub struct ExpansionEdge {
+    /// The relationship, read from the memory holding the edge.
+    #[pyo3(get)]
+    pub edge_type: EdgeType,
+    /// `"outgoing"` when the recalled memory holds the edge, else `"incoming"`.
+    #[pyo3(get)]
+    pub direction: &'static str,
+    /// Strength, 0..1.
+    #[pyo3(get)]
+    pub confidence: f32,
+    /// The start of the neighbour's content.
+    #[pyo3(get)]
+    pub preview: String,
+    neighbor: MemoryId,
+}
+
+impl From<recall::ExpansionEdge> for ExpansionEdge {
+    fn from(edge: recall::ExpansionEdge) -> Self {
+        Self {
+            edge_type: edge.edge_type.into(),
+            direction: if edge.outgoing {
+                "outgoing"
+            } else {
+                "incoming"
+            },
+            confidence: edge.confidence,
+            preview: edge.preview,
+            neighbor: edge.neighbor_id,
+        }
+    }
+}
+
+#[pymethods]
+impl ExpansionEdge {
+    /// The neighbour's id (16 bytes).
+    #[getter]
+    fn neighbor_id<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.neighbor.as_bytes())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ExpansionEdge(edge_type={}, direction={}, confidence={}, neighbor_id={:?}, preview={:?})",
+            CoreEdgeType::from(self.edge_type),
+            self.direction,
+            self.confidence,
+            self.neighbor.to_hex(),
+            self.preview
         )
     }
 }
@@ -466,6 +553,8 @@ pub struct RecallOutput {
     pub results: Vec<Py<RecallResult>>,
     /// Strategies that failed.
     pub strategy_errors: Vec<Py<StrategyError>>,
+    /// Candidates dropped by the relevance floor.
+    pub below_threshold: usize,
 }
 
 impl RecallOutput {
@@ -480,12 +569,18 @@ impl RecallOutput {
                     .into_iter()
                     .map(|detail| Py::new(py, StrategyDetail::from(detail)))
                     .collect::<PyResult<_>>()?;
+                let expansion_context = result
+                    .expansion_context
+                    .into_iter()
+                    .map(|edge| Py::new(py, ExpansionEdge::from(edge)))
+                    .collect::<PyResult<_>>()?;
                 Py::new(
                     py,
                     RecallResult {
                         memory: Py::new(py, Memory::from_core(py, result.memory)?)?,
                         score: result.score,
                         strategy_details: details,
+                        expansion_context,
                     },
                 )
             })
@@ -506,6 +601,7 @@ impl RecallOutput {
         Ok(Self {
             results,
             strategy_errors,
+            below_threshold: output.below_threshold,
         })
     }
 }

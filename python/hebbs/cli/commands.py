@@ -19,7 +19,7 @@ from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
 from hebbs.cli.values import EdgeSpec, Weights
 from hebbs.engine import Hebbs
-from hebbs.types import Edge, RecallOutput, ScoringWeights
+from hebbs.types import Edge, Memory, RecallOutput, ScoringWeights
 
 #: Strategy used when a recall has a cue and names none.
 CUE_STRATEGY = "similarity"
@@ -57,6 +57,9 @@ class RecallQuery:
     direction: str = "both"
     alpha: float = DEFAULT_ANALOGICAL_ALPHA
     cue_context: dict[str, Any] | None = None
+    min_relevance: float | None = None
+    regex: bool = False
+    session: str | None = None
 
     def time_range(self) -> tuple[int | None, int | None] | None:
         """``(since, until)`` when either is set."""
@@ -89,6 +92,7 @@ def remember(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
         entity_id=args.entity_id,
         edges=edges,
         created_at=args.created_at,
+        session_id=args.session,
     )
     payload = fmt.memory_json(memory)
     payload["edges"] = [fmt.edge_json(edge) for edge in edges]
@@ -112,9 +116,13 @@ def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
         direction=args.direction,
         alpha=args.alpha,
         cue_context=args.cue_context,
+        min_relevance=args.min_relevance,
+        regex=args.regex,
+        session=args.session,
     )
     output = run_recall(engine, query)
-    return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, query.strategies))
+    strategies = ("regex",) if query.regex else query.strategies
+    return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, strategies))
 
 
 def get(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
@@ -148,7 +156,26 @@ def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
         direction=query.direction,
         analogical_alpha=query.alpha,
         cue_context=query.cue_context,
+        min_relevance=query.min_relevance,
+        session_id=query.session,
+        force_regex=query.regex,
     )
+
+
+def chat_context(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Lists the memories a conversation touched, in order."""
+    return _memory_list(engine.get_chat_context(args.session, limit=args.limit))
+
+
+def orphans(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Lists memories with no edges, newest first."""
+    return _memory_list(engine.list_orphans(limit=args.limit))
+
+
+def _memory_list(memories: Sequence[Memory]) -> CommandOutput:
+    payload: fmt.JsonObject = {"memories": [fmt.memory_json(memory) for memory in memories]}
+    lines = [f"{memory.id_hex}  {memory.content}" for memory in memories]
+    return CommandOutput(payload, "\n".join(lines) if lines else "no memories")
 
 
 def prime(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:

@@ -169,6 +169,7 @@ def recall_json(output: RecallOutput | PrimeOutput) -> JsonObject:
             {"strategy": error.strategy, "message": error.message}
             for error in _strategy_errors(output)
         ],
+        "below_threshold": output.below_threshold if isinstance(output, RecallOutput) else 0,
     }
 
 
@@ -183,6 +184,16 @@ def result_json(rank: int, result: RecallResult) -> JsonObject:
         "score": json_float(result.score),
         "memory": memory_json(result.memory),
         "strategy_details": [detail_json(detail) for detail in result.strategy_details],
+        "expansion_context": [
+            {
+                "edge_type": edge.edge_type.value,
+                "direction": edge.direction,
+                "confidence": json_float(edge.confidence),
+                "neighbor_id": edge.neighbor_id.hex(),
+                "preview": edge.preview,
+            }
+            for edge in result.expansion_context
+        ],
     }
 
 
@@ -197,6 +208,9 @@ def detail_json(detail: StrategyDetail) -> JsonObject:
         "depth": detail.depth,
         "embedding_similarity": _optional_float(detail.embedding_similarity),
         "structural_similarity": _optional_float(detail.structural_similarity),
+        "dense_score": _optional_float(detail.dense_score),
+        "bm25_score": _optional_float(detail.bm25_score),
+        "rrf_score": _optional_float(detail.rrf_score),
     }
 
 
@@ -230,6 +244,10 @@ def detail_text(detail: StrategyDetail) -> str:
     for causal the hop count; for analogical both similarity components."""
     if detail.rank is not None:
         return f"rank={detail.rank}"
+    if detail.rrf_score is not None:
+        return f"rrf={detail.rrf_score:.4f}"
+    if detail.bm25_score is not None:
+        return f"bm25={detail.bm25_score:.2f}"
     if detail.depth is not None:
         return f"depth={detail.depth} rel={fraction(detail.relevance)}"
     if detail.structural_similarity is not None and detail.embedding_similarity is not None:

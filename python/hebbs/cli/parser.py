@@ -12,6 +12,7 @@ from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
     DEFAULT_IMPORTANCE,
+    DEFAULT_LIST_LIMIT,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_TOP_K,
     MAX_CAUSAL_DEPTH,
@@ -39,6 +40,8 @@ examples:
   {PROG} recall --strategy causal --seed ID --direction causes --edge-type caused_by
   {PROG} recall "launch slipped" --strategy analogical --cue-context '{{"outcome": "delay"}}'
   {PROG} prime acme "pricing call"
+  {PROG} recall "INC4711 invoice export" --strategy hybrid --min-relevance 0.3
+  {PROG} recall 'INC\\d{{4}}' --regex
   {PROG} get ID
   {PROG} demo
 """
@@ -67,6 +70,7 @@ def build_parser() -> CliParser:
     _add_get(commands)
     _add_health(commands)
     _add_prime(commands)
+    _add_sessions(commands)
     _add_demo(commands)
     return parser
 
@@ -131,6 +135,7 @@ def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.timestamp,
         help="creation time (imports): ISO 8601, microseconds since the epoch, or 7d ago",
     )
+    sub.add_argument("--session", metavar="S", help="the conversation this memory came from")
 
 
 def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
@@ -217,11 +222,42 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         f"(default {DEFAULT_ANALOGICAL_ALPHA})",
     )
     sub.add_argument(
+        "--min-relevance",
+        metavar="R",
+        type=values.relevance,
+        help="relevance floor in 0..1: weaker candidates are dropped and counted",
+    )
+    sub.add_argument(
+        "--regex",
+        action="store_true",
+        help="treat CUE as a regular expression and scan content and context (bounded)",
+    )
+    sub.add_argument(
+        "--session", metavar="S", help="record the results as touched by this conversation"
+    )
+    sub.add_argument(
         "--cue-context",
         metavar="JSON",
         type=values.context_object,
         help="analogical: the structure to match, e.g. "
         '\'{"entities": ["a", "b"], "action": "launch", "outcome": "delay"}\'',
+    )
+
+
+def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "chat-context", "the memories a conversation touched, in order")
+    sub.add_argument("session", metavar="SESSION", help="the conversation id")
+    _add_limit(sub)
+    _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
+
+
+def _add_limit(sub: CliParser) -> None:
+    sub.add_argument(
+        "--limit",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_LIST_LIMIT,
+        help=f"most memories to list (default {DEFAULT_LIST_LIMIT})",
     )
 
 

@@ -30,6 +30,8 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "get": commands.get,
     "health": commands.health,
     "prime": commands.prime,
+    "chat-context": commands.chat_context,
+    "orphans": commands.orphans,
 }
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
@@ -59,6 +61,8 @@ FIELD_FLAGS: Final = {
     "analogical_alpha": "--alpha",
     "cue_context": "--cue-context",
     "max_memories": "--max-memories",
+    "min_relevance": "--min-relevance",
+    "session_id": "--session",
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
 

@@ -17,7 +17,7 @@ FIELD_SEPARATOR: Final = ":"
 #: Edge types, in the snake-case spelling the engine reports.
 EDGE_TYPES: Final = ("caused_by", "related_to", "followed_by", "revised_from", "insight_from")
 #: Recall strategies the command line offers.
-STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical")
+STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical", "hybrid", "keyword")
 #: Directions of a causal walk: towards causes, towards effects, or both.
 DIRECTIONS: Final = ("causes", "effects", "both")
 #: Names of the four composite-score weights, in the order ``--weights`` takes them.
@@ -114,6 +114,11 @@ def fraction(text: str, name: str = "value") -> float:
 def importance(text: str) -> float:
     """An importance: a number in 0..1."""
     return fraction(text, "importance")
+
+
+def relevance(text: str) -> float:
+    """A relevance floor: a number in 0..1."""
+    return fraction(text, "relevance")
 
 
 def alpha(text: str) -> float:

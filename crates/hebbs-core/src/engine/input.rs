@@ -31,6 +31,8 @@ pub struct RememberInput {
     pub edges: Vec<Edge>,
     /// Creation time in microseconds (for imports); now when `None`.
     pub created_at: Option<u64>,
+    /// The conversation this memory came from: recorded for `Engine::chat_context`.
+    pub session_id: Option<String>,
 }
 
 impl RememberInput {
@@ -44,6 +46,7 @@ impl RememberInput {
             entity_id: None,
             edges: Vec::new(),
             created_at: None,
+            session_id: None,
         }
     }
 
@@ -73,6 +76,9 @@ impl RememberInput {
         }
         if let Some(entity) = &self.entity_id {
             check_entity_id(entity, &field("entity_id"))?;
+        }
+        if let Some(session) = &self.session_id {
+            check_entity_id(session, &field("session_id"))?;
         }
         if let Some(created_at) = self.created_at {
             if created_at > now_us.saturating_add(MAX_FUTURE_SKEW_US) {

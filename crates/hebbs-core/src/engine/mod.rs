@@ -1,8 +1,8 @@
 //! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
 //! `remember`, `get`, `recall` and `health`. It takes vectors; embedding text is the caller's job.
 //!
-//! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth) and
-//! `hnsw/` (the vector index checkpoint).
+//! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth), `hnsw/`
+//! (the vector index checkpoint) and `text/` (the full-text index).
 
 mod clock;
 mod config;
@@ -24,6 +24,7 @@ pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
 pub use recovery::Recovery;
 
 use crate::error::{HebbsError, Result};
+use crate::index::text::TextIndex;
 use crate::index::vector::{normalize, VectorIndex};
 use crate::memory::{Memory, MemoryId, StoredMemory};
 use crate::recall::{
@@ -37,6 +38,11 @@ const STORE_DIR: &str = "store";
 /// batches are inserted into the graph in parallel before the call returns.
 pub const DEFERRED_INSERT_MAX_BATCH: usize = 64;
 const INDEX_DIR: &str = "hnsw";
+const TEXT_DIR: &str = "text";
+/// Memories `chat_context` and `list_orphans` return when the caller does not say.
+pub const DEFAULT_LIST_LIMIT: usize = 100;
+/// Most memories `list_orphans` examines in one call.
+pub const ORPHAN_SCAN_MAX: usize = 100_000;
 
 /// Counters owned by the single writer.
 struct WriterState {
@@ -53,6 +59,7 @@ pub struct Engine {
     dir: PathBuf,
     store: Store,
     index: RwLock<Option<Arc<VectorIndex>>>,
+    text: TextIndex,
     writer: Mutex<WriterState>,
     config: EngineConfig,
     opened_at: Instant,
@@ -88,6 +95,8 @@ impl Engine {
             }
             None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d, 0))),
         };
+        let (text, text_replayed) = recovery::open_text_index(&store, &dir.join(TEXT_DIR))?;
+        recovery.text_replayed = text_replayed;
         let engine = Self {
             writer: Mutex::new(WriterState {
                 next_seq,
@@ -98,12 +107,16 @@ impl Engine {
             dir,
             store,
             index: RwLock::new(index),
+            text,
             config,
             opened_at: Instant::now(),
             recovery,
             closed: AtomicBool::new(false),
         };
-        if engine.recovery.inserted > 0 || engine.recovery.deleted > 0 {
+        if engine.recovery.inserted > 0
+            || engine.recovery.deleted > 0
+            || engine.recovery.text_replayed > 0
+        {
             engine.checkpoint()?;
         }
         Ok(engine)
@@ -215,6 +228,9 @@ impl Engine {
             let id = MemoryId::new();
             let seq = writer.next_seq + i as u64;
             batch.put_memory(&id, &record, &vector, &input.edges, seq);
+            if let Some(session) = &input.session_id {
+                batch.touch_session(session, now, &id);
+            }
             prepared.push((id, record, vector));
         }
         let count = prepared.len() as u64;
@@ -226,6 +242,12 @@ impl Engine {
         writer.dimension_stored = true;
         writer.memory_count += count;
         writer.next_seq += count;
+        self.text.add(
+            prepared
+                .iter()
+                .map(|(id, record, _)| (*id, record.entity_id.as_deref(), record.content.as_str())),
+            writer.next_seq,
+        )?;
         if prepared.len() <= DEFERRED_INSERT_MAX_BATCH {
             for (id, record, vector) in &prepared {
                 index.insert_deferred(*id, record.entity_id.as_deref(), vector.clone());
@@ -238,6 +260,7 @@ impl Engine {
             index.insert_many(&items);
         }
         if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {
+            self.text.commit()?;
             index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
             self.store.truncate_changelog_below(writer.next_seq)?;
             writer.checkpointed_seq = writer.next_seq;
@@ -286,6 +309,9 @@ impl Engine {
     pub fn recall(&self, request: &RecallRequest) -> Result<RecallOutput> {
         self.check_open()?;
         request.validate()?;
+        if let Some(session) = &request.session_id {
+            input::check_entity_id(session, "session_id")?;
+        }
         let index = self.current_index();
         let cue = match &request.cue_vector {
             Some(vector) => Some(self.normalized_cue(vector, index.as_deref())?),
@@ -295,6 +321,7 @@ impl Engine {
         let context = RecallContext {
             store: &self.store,
             index: index.as_deref(),
+            text: &self.text,
             request,
             cue,
             now_us: now,
@@ -304,6 +331,9 @@ impl Engine {
             let mut batch = self.store.batch();
             for result in &output.results {
                 batch.record_access(&result.memory.id, now);
+                if let Some(session) = &request.session_id {
+                    batch.touch_session(session, now, &result.memory.id);
+                }
             }
             self.store.commit(batch, false)?;
         }
@@ -335,6 +365,60 @@ impl Engine {
         Ok(cue)
     }
 
+    /// The memories conversation `session_id` touched (remembered with it, or returned by a
+    /// recall that named it), in the order of their first touch, at most `limit`. Forgotten
+    /// memories are skipped.
+    pub fn chat_context(&self, session_id: &str, limit: usize) -> Result<Vec<Memory>> {
+        self.check_open()?;
+        input::check_entity_id(session_id, "session_id")?;
+        let mut seen = std::collections::HashSet::new();
+        let ids: Vec<MemoryId> = self
+            .store
+            .session_touches(session_id, usize::MAX)?
+            .into_iter()
+            .map(|touch| touch.id)
+            .filter(|id| seen.insert(*id))
+            .take(limit)
+            .collect();
+        self.memories(&ids)
+    }
+
+    /// Up to `limit` memories with no edge in either direction, newest first; at most
+    /// [`ORPHAN_SCAN_MAX`] memories are examined.
+    pub fn list_orphans(&self, limit: usize) -> Result<Vec<Memory>> {
+        self.check_open()?;
+        let mut ids = Vec::new();
+        for item in self.store.scan_records_newest_first().take(ORPHAN_SCAN_MAX) {
+            if ids.len() >= limit {
+                break;
+            }
+            let (id, _) = item?;
+            if self.store.edges_up_to(&id, true, 1)?.is_empty()
+                && self.store.edges_up_to(&id, false, 1)?.is_empty()
+            {
+                ids.push(id);
+            }
+        }
+        self.memories(&ids)
+    }
+
+    /// The memories of `ids` that exist, in order, with their access statistics.
+    fn memories(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        let records = self.store.records(ids)?;
+        let stats = self.store.access_stats(ids)?;
+        let now = now_us();
+        Ok(ids
+            .iter()
+            .zip(records)
+            .zip(stats)
+            .filter_map(|((id, record), stats)| {
+                record.map(|record| {
+                    Memory::assemble(*id, record, stats.count, stats.last_access_us, None, now)
+                })
+            })
+            .collect())
+    }
+
     /// Edges held by `id`, pointing at other memories.
     pub fn edges_out(&self, id: &MemoryId) -> Result<Vec<crate::memory::Edge>> {
         self.check_open()?;
@@ -360,6 +444,7 @@ impl Engine {
     /// Writes a vector index checkpoint now and drops the changelog it covers.
     pub fn checkpoint(&self) -> Result<()> {
         let mut writer = self.writer.lock();
+        self.text.commit()?;
         if let Some(index) = self.current_index() {
             index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
             self.store.truncate_changelog_below(writer.next_seq)?;

@@ -1,11 +1,12 @@
-//! Bringing the vector index in line with the store on open: load the checkpoint, then replay
-//! the changelog after it. Without a usable checkpoint the index is rebuilt from the `vectors`
-//! column family. Replay is idempotent (ids already indexed are skipped), so a crash at any point
-//! ends with an index equal to the store.
+//! Bringing the derived indexes in line with the store on open: load the vector index checkpoint
+//! (and the full-text index's last commit), then replay the changelog after it. Without a usable
+//! checkpoint an index is rebuilt from the store. Replay is idempotent (ids already indexed are
+//! skipped or replaced), so a crash at any point ends with indexes equal to the store.
 
 use std::path::Path;
 
 use crate::error::Result;
+use crate::index::text::TextIndex;
 use crate::index::vector::{HnswParams, VectorIndex};
 use crate::memory::MemoryId;
 use crate::store::{ChangeOp, Store};
@@ -22,6 +23,8 @@ pub struct Recovery {
     pub inserted: usize,
     /// Tombstones applied from the changelog.
     pub deleted: usize,
+    /// Documents the full-text index added or removed (replay or rebuild).
+    pub text_replayed: usize,
 }
 
 /// Opens the index for `dimension` from the checkpoint in `dir` plus the changelog of `store`.
@@ -119,4 +122,62 @@ fn insert_vectors(
         .collect();
     index.insert_many(&items);
     Ok(items.len())
+}
+
+/// Opens the full-text index in `dir` and replays the changelog after its last commit, or
+/// rebuilds it from the `memories` column family when it was never committed. Returns the index
+/// and how many documents were added or removed.
+pub fn open_text_index(store: &Store, dir: &Path) -> Result<(TextIndex, usize)> {
+    let (text, covered) = TextIndex::open(dir)?;
+    let next_seq = store.next_seq()?;
+    let mut changed = 0;
+    match covered {
+        None => {
+            text.clear()?;
+            let mut batch = Vec::with_capacity(REPLAY_BATCH);
+            for item in store.scan_records() {
+                batch.push(item?);
+                if batch.len() == REPLAY_BATCH {
+                    changed += add_records(&text, &batch, next_seq)?;
+                    batch.clear();
+                }
+            }
+            changed += add_records(&text, &batch, next_seq)?;
+        }
+        Some(from_seq) => {
+            for entry in store.changelog_from(from_seq) {
+                let entry = entry?;
+                match entry.op {
+                    ChangeOp::Insert => {
+                        if let Some(record) = store.record(&entry.id)? {
+                            changed += add_records(&text, &[(entry.id, record)], entry.seq + 1)?;
+                        }
+                    }
+                    ChangeOp::Delete => {
+                        text.delete(&[entry.id], entry.seq + 1);
+                        changed += 1;
+                    }
+                }
+            }
+        }
+    }
+    if changed > 0 || covered.is_none() {
+        text.add(std::iter::empty(), next_seq)?;
+        text.commit()?;
+    }
+    Ok((text, changed))
+}
+
+fn add_records(
+    text: &TextIndex,
+    records: &[(MemoryId, crate::memory::StoredMemory)],
+    applied_seq: u64,
+) -> Result<usize> {
+    text.add(
+        records
+            .iter()
+            .map(|(id, record)| (*id, record.entity_id.as_deref(), record.content.as_str())),
+        applied_seq,
+    )?;
+    Ok(records.len())
 }

@@ -1,4 +1,6 @@
-//! Indexes derived from the store: the HNSW vector index (rebuilt from RocksDB, never the other
-//! way round). The temporal index is the `temporal` column family itself, see [`crate::store`].
+//! Indexes derived from the store, rebuilt from RocksDB and never the other way round: the HNSW
+//! vector index and the BM25 full-text index. The temporal index is the `temporal` column family
+//! itself, see [`crate::store`].
 
+pub mod text;
 pub mod vector;

@@ -5,7 +5,9 @@
 //! best product of edge confidences over those shortest paths; its relevance is
 //! `path_confidence * CAUSAL_DEPTH_DECAY^(depth - 1)`, so it falls with every hop and with every
 //! weak link. The seed itself is not a result. Work is bounded: a visited set, at most
-//! [`CAUSAL_NODE_BUDGET`] memories reached and [`CAUSAL_EDGES_PER_NODE`] edges read per memory.
+//! [`CAUSAL_NODE_BUDGET`] memories reached and [`CAUSAL_EDGES_PER_NODE`] edges read per memory,
+//! and the walk stops early once no memory of the next layer could enter the `top_k` (its
+//! relevance is at most the layer's best path confidence times one more decay step).
 
 use std::collections::{HashMap, HashSet};
 
@@ -69,7 +71,13 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
             .map(|edge| (edge.target, edge.confidence.clamp(0.0, 1.0)))
             .collect())
     };
-    let mut reached = walk(seed, plan.max_depth, CAUSAL_NODE_BUDGET, neighbors)?;
+    let mut reached = walk(
+        seed,
+        plan.max_depth,
+        CAUSAL_NODE_BUDGET,
+        plan.top_k,
+        neighbors,
+    )?;
     reached.sort_by(|a, b| {
         b.relevance()
             .total_cmp(&a.relevance())
@@ -93,13 +101,16 @@ fn accepts(wanted: Option<&[EdgeType]>, edge_type: EdgeType) -> bool {
 }
 
 /// Breadth-first walk from `seed`, layer by layer, up to `max_depth` hops and `budget` reached
-/// memories. `neighbors` lists a memory's `(neighbour, confidence)` pairs. Returns every reached
-/// memory except the seed, in discovery order, with its shortest hop count and the best
-/// confidence product over its shortest paths.
+/// memories. `neighbors` lists a memory's `(neighbour, confidence)` pairs. Returns the reached
+/// memories except the seed, in discovery order, with their shortest hop count and the best
+/// confidence product over their shortest paths. Stops before a layer none of whose memories
+/// could rank among the `keep` most relevant found so far, so the `keep` most relevant are the
+/// same as a full walk's.
 pub(crate) fn walk(
     seed: MemoryId,
     max_depth: usize,
     budget: usize,
+    keep: usize,
     mut neighbors: impl FnMut(&MemoryId) -> Result<Vec<(MemoryId, f32)>>,
 ) -> Result<Vec<Reached>> {
     let mut visited: HashSet<MemoryId> = HashSet::from([seed]);
@@ -137,9 +148,21 @@ pub(crate) fn walk(
                 path_confidence: *path_confidence,
             });
         }
+        let strongest = layer.iter().map(|(_, c)| *c).fold(0.0f32, f32::max);
+        let next_best = strongest * CAUSAL_DEPTH_DECAY.powi(depth as i32);
+        if keep > 0 && reached.len() >= keep && kth_relevance(&reached, keep) > next_best {
+            break;
+        }
         frontier = layer;
     }
     Ok(reached)
+}
+
+/// The `k`-th highest relevance among `reached` (`k >= 1`, `reached.len() >= k`).
+fn kth_relevance(reached: &[Reached], k: usize) -> f32 {
+    let mut relevances: Vec<f32> = reached.iter().map(Reached::relevance).collect();
+    relevances.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+    relevances[k - 1]
 }
 
 #[cfg(test)]
@@ -199,7 +222,7 @@ mod tests {
         ) {
             let ids: Vec<MemoryId> = (0..8).map(|_| MemoryId::new()).collect();
             let graph = graph(&ids, &edges);
-            let reached = walk(ids[0], max_depth, usize::MAX, |id| {
+            let reached = walk(ids[0], max_depth, usize::MAX, 0, |id| {
                 Ok(graph.get(id).cloned().unwrap_or_default())
             })
             .unwrap();
@@ -217,7 +240,7 @@ mod tests {
     fn depths_are_hop_counts_and_relevance_falls_with_them() {
         let ids: Vec<MemoryId> = (0..5).map(|_| MemoryId::new()).collect();
         let graph = graph(&ids, &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (0, 4, 0.5)]);
-        let reached = walk(ids[0], 5, usize::MAX, |id| {
+        let reached = walk(ids[0], 5, usize::MAX, 0, |id| {
             Ok(graph.get(id).cloned().unwrap_or_default())
         })
         .unwrap();
@@ -235,13 +258,35 @@ mod tests {
         let chain: Vec<(usize, usize, f32)> = (0..49).map(|i| (i, i + 1, 1.0)).collect();
         let graph = graph(&ids, &chain);
         let lookup = |id: &MemoryId| Ok(graph.get(id).cloned().unwrap_or_default());
-        assert_eq!(walk(ids[0], 3, usize::MAX, lookup).unwrap().len(), 3);
+        assert_eq!(walk(ids[0], 3, usize::MAX, 0, lookup).unwrap().len(), 3);
         let star: Vec<(usize, usize, f32)> = (1..50).map(|i| (0, i, 1.0)).collect();
         let graph = self::graph(&ids, &star);
-        let reached = walk(ids[0], 5, 10, |id| {
+        let reached = walk(ids[0], 5, 10, 0, |id| {
             Ok(graph.get(id).cloned().unwrap_or_default())
         })
         .unwrap();
         assert_eq!(reached.len(), 9);
+    }
+
+    fn top_relevances(mut reached: Vec<Reached>, k: usize) -> Vec<f32> {
+        let mut relevances: Vec<f32> = reached.drain(..).map(|r| r.relevance()).collect();
+        relevances.sort_by(|a, b| b.total_cmp(a));
+        relevances.truncate(k);
+        relevances
+    }
+
+    proptest! {
+        #[test]
+        fn stopping_early_keeps_the_most_relevant(
+            edges in proptest::collection::vec((0usize..12, 0usize..12, 0.05f32..=1.0), 0..40),
+            keep in 1usize..6,
+        ) {
+            let ids: Vec<MemoryId> = (0..12).map(|_| MemoryId::new()).collect();
+            let graph = graph(&ids, &edges);
+            let lookup = |id: &MemoryId| Ok(graph.get(id).cloned().unwrap_or_default());
+            let full = walk(ids[0], 6, usize::MAX, 0, lookup).unwrap();
+            let pruned = walk(ids[0], 6, usize::MAX, keep, lookup).unwrap();
+            prop_assert_eq!(top_relevances(pruned, keep), top_relevances(full, keep));
+        }
     }
 }

@@ -12,8 +12,9 @@ use super::request::RecallRequest;
 use super::result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
 use super::scoring::composite_score;
 use super::strategy::Strategy;
-use super::{analogical, causal, similarity, temporal};
+use super::{analogical, causal, graph_context, hybrid, keyword, regex_scan, similarity, temporal};
 use crate::error::Result;
+use crate::index::text::TextIndex;
 use crate::index::vector::VectorIndex;
 use crate::memory::{Memory, MemoryId, StoredMemory};
 use crate::store::Store;
@@ -31,6 +32,7 @@ pub struct Candidate {
 pub(crate) struct RecallContext<'a> {
     pub store: &'a Store,
     pub index: Option<&'a VectorIndex>,
+    pub text: &'a TextIndex,
     pub request: &'a RecallRequest,
     /// The normalised cue vector.
     pub cue: Option<Vec<f32>>,
@@ -43,6 +45,9 @@ fn run_strategy(plan: &StrategyPlan<'_>, context: &RecallContext<'_>) -> Result<
         Strategy::Temporal => temporal::run(context, plan),
         Strategy::Causal => causal::run(context, plan),
         Strategy::Analogical => analogical::run(context, plan),
+        Strategy::Hybrid => hybrid::run(context, plan),
+        Strategy::Keyword => keyword::run(context, plan),
+        Strategy::Regex => regex_scan::run(context, plan),
     }
 }
 
@@ -78,11 +83,18 @@ pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
             return Err(error);
         }
     }
-    let merged = merge(found);
-    let results = score(context, merged)?;
+    let mut merged = merge(found);
+    let before = merged.len();
+    if let Some(floor) = context.request.min_relevance {
+        merged.retain(|entry| entry.1 >= floor);
+    }
+    let below_threshold = before - merged.len();
+    let mut results = score(context, merged)?;
+    graph_context::attach(context.store, &mut results, context.request.graph_context)?;
     Ok(RecallOutput {
         results,
         strategy_errors,
+        below_threshold,
     })
 }
 
@@ -151,6 +163,7 @@ fn score(
                 memory: Memory::assemble(id, stored, count + 1, now, embedding, now),
                 score,
                 strategy_details: details,
+                expansion_context: Vec::new(),
             })
         })
         .collect()

@@ -1,13 +1,17 @@
-//! Recall: the strategies (one file each: similarity, temporal, causal, analogical), the
-//! composite score, and the executor that runs several strategies in parallel and merges their
-//! answers.
+//! Recall: the strategies (one file each: similarity, temporal, causal, analogical, hybrid,
+//! keyword, regex), the composite score, and the executor that runs several strategies in parallel and
+//! merges their answers.
 
 mod analogical;
 mod causal;
 mod decay;
 mod executor;
+mod graph_context;
+mod hybrid;
+mod keyword;
 mod plan;
 mod prime;
+mod regex_scan;
 mod request;
 mod result;
 mod scoring;
@@ -21,12 +25,15 @@ pub use causal::{CAUSAL_DEPTH_DECAY, CAUSAL_EDGES_PER_NODE, CAUSAL_NODE_BUDGET};
 pub use decay::{decay_score, DEFAULT_DECAY_HALF_LIFE_US};
 pub use executor::Candidate;
 pub(crate) use executor::{execute, RecallContext};
+pub use graph_context::{DEFAULT_GRAPH_CONTEXT, MAX_GRAPH_CONTEXT, PREVIEW_CHARS};
+pub use hybrid::{reciprocal_rank_fusion, DEFAULT_RRF_K, HYBRID_MIN_POOL};
 pub use prime::{PrimeOutput, PrimeRequest, DEFAULT_PRIME_MAX_MEMORIES};
+pub use regex_scan::{REGEX_MAX_SCANNED, REGEX_TIME_BUDGET};
 pub use request::{
     RecallRequest, DEFAULT_ANALOGICAL_ALPHA, DEFAULT_CAUSAL_DEPTH, DEFAULT_TOP_K, MAX_CAUSAL_DEPTH,
     MAX_TOP_K,
 };
-pub use result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
+pub use result::{ExpansionEdge, RecallOutput, RecallResult, StrategyDetail, StrategyError};
 pub use scoring::{
     composite_score, ScoringWeights, DEFAULT_MAX_AGE_US, DEFAULT_REINFORCEMENT_CAP,
     DEFAULT_W_IMPORTANCE, DEFAULT_W_RECENCY, DEFAULT_W_REINFORCEMENT, DEFAULT_W_RELEVANCE,

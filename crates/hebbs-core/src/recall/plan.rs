@@ -41,7 +41,7 @@ impl<'a> StrategyPlan<'a> {
     }
 
     /// Checks that the strategy has what it starts from.
-    pub fn check_inputs(&self, has_cue: bool) -> Result<()> {
+    pub fn check_inputs(&self, has_cue: bool, has_text: bool) -> Result<()> {
         let missing = match self.strategy {
             Strategy::Temporal if self.entity_id.is_none() => {
                 Some(("entity_id", "the temporal strategy needs an entity_id"))
@@ -52,6 +52,13 @@ impl<'a> StrategyPlan<'a> {
             Strategy::Analogical if !has_cue && self.seed_memory_id.is_none() => Some((
                 "cue",
                 "the analogical strategy needs a cue embedding or a seed_memory_id",
+            )),
+            Strategy::Keyword | Strategy::Regex if !has_text => {
+                Some(("cue", "this strategy needs the cue's text"))
+            }
+            Strategy::Hybrid if !has_text || !has_cue => Some((
+                "cue",
+                "the hybrid strategy needs the cue's text and its embedding",
             )),
             Strategy::Causal if !has_cue && self.seed_memory_id.is_none() => Some((
                 "seed_memory_id",

@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use super::graph_context::{DEFAULT_GRAPH_CONTEXT, MAX_GRAPH_CONTEXT};
+use super::hybrid::DEFAULT_RRF_K;
 use super::plan::StrategyPlan;
 use super::scoring::ScoringWeights;
 use super::strategy::{CausalDirection, Strategy, StrategyConfig};
@@ -25,9 +27,11 @@ pub const DEFAULT_ANALOGICAL_ALPHA: f32 = 0.5;
 /// [`StrategyConfig`]s.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecallRequest {
-    /// The cue's embedding: needed by `similarity` and `analogical`, and by `causal` without a
-    /// seed. Normalised by the engine.
+    /// The cue's embedding: needed by `similarity`, `analogical` and `hybrid`, and by `causal`
+    /// without a seed. Normalised by the engine.
     pub cue_vector: Option<Vec<f32>>,
+    /// The cue's text: needed by `keyword` and `hybrid`.
+    pub cue_text: Option<String>,
     /// Strategies to run (in parallel when more than one), at least one, no duplicates.
     pub strategies: Vec<StrategyConfig>,
     /// Results to return, 1..=[`MAX_TOP_K`].
@@ -50,6 +54,15 @@ pub struct RecallRequest {
     pub direction: CausalDirection,
     /// Analogical relevance = `alpha * embedding + (1 - alpha) * structural`, 0..=1.
     pub analogical_alpha: f32,
+    /// The reciprocal-rank-fusion constant of `hybrid`, at least 1.
+    pub rrf_k: u32,
+    /// Relevance floor: candidates whose best strategy relevance is below it are dropped and
+    /// counted in `RecallOutput::below_threshold`. 0..=1.
+    pub min_relevance: Option<f32>,
+    /// Relationships attached to each result (`expansion_context`), 0..=[`MAX_GRAPH_CONTEXT`].
+    pub graph_context: usize,
+    /// The conversation asking: the returned memories are recorded for `Engine::chat_context`.
+    pub session_id: Option<String>,
     /// The structure of the situation an analogical recall matches (context keys, value types,
     /// `entities` / `action` / `outcome` roles). Without it the seed memory, or the memory
     /// nearest the cue, provides the structure.
@@ -65,6 +78,7 @@ impl RecallRequest {
     pub fn similarity(cue_vector: Vec<f32>) -> Self {
         Self {
             cue_vector: Some(cue_vector),
+            cue_text: None,
             strategies: vec![Strategy::Similarity.into()],
             top_k: DEFAULT_TOP_K,
             entity_id: None,
@@ -75,6 +89,10 @@ impl RecallRequest {
             max_depth: DEFAULT_CAUSAL_DEPTH,
             direction: CausalDirection::default(),
             analogical_alpha: DEFAULT_ANALOGICAL_ALPHA,
+            rrf_k: DEFAULT_RRF_K,
+            min_relevance: None,
+            graph_context: DEFAULT_GRAPH_CONTEXT,
+            session_id: None,
             cue_context: None,
             scoring_weights: ScoringWeights::default(),
             include_embedding: false,
@@ -160,8 +178,32 @@ impl RecallRequest {
                 config.analogical_alpha,
             )?;
         }
+        if self.rrf_k == 0 {
+            return Err(HebbsError::invalid("rrf_k", "must be at least 1"));
+        }
+        if let Some(floor) = self.min_relevance {
+            if !(0.0..=1.0).contains(&floor) {
+                return Err(HebbsError::invalid(
+                    "min_relevance",
+                    format!("{floor} is outside 0..=1"),
+                ));
+            }
+        }
+        if self.graph_context > MAX_GRAPH_CONTEXT {
+            return Err(HebbsError::invalid(
+                "graph_context",
+                format!("{} is above {MAX_GRAPH_CONTEXT}", self.graph_context),
+            ));
+        }
+        let has_text = self
+            .cue_text
+            .as_deref()
+            .is_some_and(|text| !text.trim().is_empty());
         for plan in self.plans() {
-            plan.check_inputs(self.cue_vector.is_some())?;
+            plan.check_inputs(self.cue_vector.is_some(), has_text)?;
+        }
+        if self.runs(Strategy::Regex) {
+            super::regex_scan::compile(self.cue_text.as_deref().unwrap_or_default())?;
         }
         self.scoring_weights.validate()
     }

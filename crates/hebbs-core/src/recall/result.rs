@@ -2,7 +2,7 @@
 //! `RecallOutput`).
 
 use super::strategy::Strategy;
-use crate::memory::Memory;
+use crate::memory::{EdgeType, Memory, MemoryId};
 
 /// What one strategy found out about one result.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +23,12 @@ pub struct StrategyDetail {
     pub embedding_similarity: Option<f32>,
     /// Structural similarity to the cue (analogical).
     pub structural_similarity: Option<f32>,
+    /// Cosine similarity in the dense search (hybrid).
+    pub dense_score: Option<f32>,
+    /// BM25 score in the keyword search (hybrid, keyword).
+    pub bm25_score: Option<f32>,
+    /// Reciprocal-rank-fusion score (hybrid).
+    pub rrf_score: Option<f32>,
 }
 
 impl StrategyDetail {
@@ -37,6 +43,9 @@ impl StrategyDetail {
             depth: None,
             embedding_similarity: None,
             structural_similarity: None,
+            dense_score: None,
+            bm25_score: None,
+            rrf_score: None,
         }
     }
 }
@@ -50,6 +59,23 @@ pub struct RecallResult {
     pub score: f32,
     /// One entry per strategy that found it.
     pub strategy_details: Vec<StrategyDetail>,
+    /// Its strongest relationships, strongest first (see `RecallRequest::graph_context`).
+    pub expansion_context: Vec<ExpansionEdge>,
+}
+
+/// One relationship of a recalled memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpansionEdge {
+    /// The memory at the other end.
+    pub neighbor_id: MemoryId,
+    /// The relationship, read from the memory that holds the edge.
+    pub edge_type: EdgeType,
+    /// Whether the recalled memory holds the edge (it points at the neighbour).
+    pub outgoing: bool,
+    /// Strength, 0..=1.
+    pub confidence: f32,
+    /// The start of the neighbour's content.
+    pub preview: String,
 }
 
 /// A strategy that failed while the others answered.
@@ -68,4 +94,6 @@ pub struct RecallOutput {
     pub results: Vec<RecallResult>,
     /// Strategies that failed.
     pub strategy_errors: Vec<StrategyError>,
+    /// Candidates dropped by the relevance floor (`RecallRequest::min_relevance`).
+    pub below_threshold: usize,
 }

@@ -18,15 +18,24 @@ pub enum Strategy {
     Causal,
     /// Embedding candidates re-ranked by structural similarity to the cue.
     Analogical,
+    /// Dense and BM25 searches fused by reciprocal rank.
+    Hybrid,
+    /// BM25 over content for the cue's text.
+    Keyword,
+    /// A bounded regular-expression scan of content and context (the cue's text is the pattern).
+    Regex,
 }
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 7] = [
         Self::Similarity,
         Self::Temporal,
         Self::Causal,
         Self::Analogical,
+        Self::Hybrid,
+        Self::Keyword,
+        Self::Regex,
     ];
 
     /// The lower-case name used across the APIs.
@@ -36,6 +45,9 @@ impl Strategy {
             Self::Temporal => "temporal",
             Self::Causal => "causal",
             Self::Analogical => "analogical",
+            Self::Hybrid => "hybrid",
+            Self::Keyword => "keyword",
+            Self::Regex => "regex",
         }
     }
 }
@@ -52,7 +64,7 @@ impl FromStr for Strategy {
                 HebbsError::invalid(
                     "strategies",
                     format!(
-                        "unknown strategy {text:?} (expected similarity, temporal, causal or analogical)"
+                        "unknown strategy {text:?} (expected similarity, temporal, causal, analogical, hybrid, keyword or regex)"
                     ),
                 )
             })

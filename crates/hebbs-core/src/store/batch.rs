@@ -5,10 +5,10 @@ use rocksdb::WriteBatch;
 use super::access::AccessStats;
 use super::changelog::{ChangeOp, ChangelogEntry};
 use super::column_families::{
-    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL, VECTORS,
+    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, VECTORS,
 };
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
-use super::keys::{edge_key, encode_vector, TemporalKey};
+use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
 use crate::memory::{Edge, MemoryId, StoredMemory};
 
 /// Collects the writes of one operation; [`Store::commit`] applies them atomically.
@@ -75,6 +75,16 @@ impl<'a> StoreBatch<'a> {
             id.as_bytes(),
             AccessStats::one(now_us).encode(),
         );
+    }
+
+    /// Records that conversation `session` touched `id` at `at_us`.
+    pub fn touch_session(&mut self, session: &str, at_us: u64, id: &MemoryId) {
+        let key = SessionKey {
+            session: session.to_owned(),
+            touched_at: at_us,
+            id: *id,
+        };
+        self.batch.put_cf(self.store.cf(SESSIONS), key.encode(), []);
     }
 
     /// Sets the persisted counters: total memories and the next changelog sequence.

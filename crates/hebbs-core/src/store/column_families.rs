@@ -22,10 +22,12 @@ pub const TOMBSTONES: &str = "tombstones";
 pub const META: &str = "meta";
 /// sequence (BE) -> operation ‖ id: what the derived indexes replay.
 pub const CHANGELOG: &str = "changelog";
+/// session ‖ 0x00 ‖ touched_at (BE) ‖ id -> empty: which memories a conversation touched.
+pub const SESSIONS: &str = "sessions";
 
 /// Every column family, in the order they are opened.
-pub const ALL_COLUMN_FAMILIES: [&str; 9] = [
-    MEMORIES, VECTORS, TEMPORAL, EDGES_OUT, EDGES_IN, ACCESS, TOMBSTONES, META, CHANGELOG,
+pub const ALL_COLUMN_FAMILIES: [&str; 10] = [
+    MEMORIES, VECTORS, TEMPORAL, EDGES_OUT, EDGES_IN, ACCESS, TOMBSTONES, META, CHANGELOG, SESSIONS,
 ];
 
 /// Block cache shared by all column families, in bytes.

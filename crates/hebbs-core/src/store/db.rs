@@ -11,9 +11,9 @@ use super::access::AccessStats;
 use super::batch::StoreBatch;
 use super::changelog::ChangelogEntry;
 use super::column_families::{
-    self, ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL, VECTORS,
+    self, ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, VECTORS,
 };
-use super::keys::{decode_edge_key, decode_vector, TemporalKey};
+use super::keys::{decode_edge_key, decode_vector, SessionKey, TemporalKey};
 use crate::error::{HebbsError, Result};
 use crate::memory::{Edge, MemoryId, StoredMemory};
 
@@ -157,6 +157,32 @@ impl Store {
             })
     }
 
+    /// Every stored record, streamed in id order.
+    pub fn scan_records(&self) -> impl Iterator<Item = Result<(MemoryId, StoredMemory)>> + '_ {
+        self.records_in(IteratorMode::Start)
+    }
+
+    /// Every stored record, newest id first (ids are UUIDv7, so this is creation order of the
+    /// writes, not of `created_at`).
+    pub fn scan_records_newest_first(
+        &self,
+    ) -> impl Iterator<Item = Result<(MemoryId, StoredMemory)>> + '_ {
+        self.records_in(IteratorMode::End)
+    }
+
+    fn records_in(
+        &self,
+        mode: IteratorMode<'_>,
+    ) -> impl Iterator<Item = Result<(MemoryId, StoredMemory)>> + '_ {
+        self.db.iterator_cf(self.cf(MEMORIES), mode).map(|item| {
+            let (key, value) = item?;
+            Ok((
+                MemoryId::from_slice(&key, "memory key")?,
+                StoredMemory::decode(&value)?,
+            ))
+        })
+    }
+
     /// Outgoing edges of `id` (targets it points at), one prefix scan.
     pub fn edges_out(&self, id: &MemoryId) -> Result<Vec<Edge>> {
         self.edges(EDGES_OUT, id, usize::MAX)
@@ -220,6 +246,22 @@ impl Store {
         );
         iter.take(limit)
             .map(|item| TemporalKey::decode(&item?.0))
+            .collect()
+    }
+
+    /// Up to `limit` touches of conversation `session`, oldest first.
+    pub fn session_touches(&self, session: &str, limit: usize) -> Result<Vec<SessionKey>> {
+        let mut options = ReadOptions::default();
+        let lower = TemporalKey::lower_bound(session, 0);
+        options.set_iterate_upper_bound(TemporalKey::upper_bound(session, u64::MAX));
+        self.db
+            .iterator_cf_opt(
+                self.cf(SESSIONS),
+                options,
+                IteratorMode::From(&lower, Direction::Forward),
+            )
+            .take(limit)
+            .map(|item| SessionKey::decode(&item?.0))
             .collect()
     }
 

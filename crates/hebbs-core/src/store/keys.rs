@@ -74,6 +74,40 @@ impl TemporalKey {
     }
 }
 
+/// A key of the `sessions` column family: `session ‖ 0x00 ‖ touched_at BE ‖ id`, the temporal
+/// key layout with the session in place of the entity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionKey {
+    /// The conversation.
+    pub session: String,
+    /// When the conversation touched the memory, microseconds.
+    pub touched_at: u64,
+    /// The memory.
+    pub id: MemoryId,
+}
+
+impl SessionKey {
+    /// The encoded key.
+    pub fn encode(&self) -> Vec<u8> {
+        TemporalKey {
+            entity: self.session.clone(),
+            created_at: self.touched_at,
+            id: self.id,
+        }
+        .encode()
+    }
+
+    /// Parses an encoded key.
+    pub fn decode(key: &[u8]) -> Result<Self> {
+        let key = TemporalKey::decode(key)?;
+        Ok(Self {
+            session: key.entity,
+            touched_at: key.created_at,
+            id: key.id,
+        })
+    }
+}
+
 /// An edge key: `from ‖ type ‖ to` (in `edges_out` from is the source, in `edges_in` the target).
 pub fn edge_key(from: &MemoryId, edge_type: EdgeType, to: &MemoryId) -> [u8; 33] {
     let mut key = [0; 33];

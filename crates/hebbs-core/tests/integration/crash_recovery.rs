@@ -1,12 +1,12 @@
 //! Crash recovery: a child process remembers in a loop (checkpointing often) and is killed with
 //! SIGKILL mid-write, twice. Every memory it acknowledged must be present after reopen and
-//! findable through the vector index.
+//! findable through the vector index and the full-text index.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use crate::common::{input, Rng};
-use hebbs_core::recall::RecallRequest;
+use hebbs_core::recall::{RecallRequest, Strategy};
 use hebbs_core::{Engine, EngineConfig, MemoryId};
 
 const DIM: usize = 32;
@@ -30,7 +30,7 @@ fn crash_child() {
     for i in 0u64.. {
         let memory = engine
             .remember(input(
-                &format!("crash {seed} {i}"),
+                &format!("crash {seed} {i} token{seed}x{i}"),
                 rng.vector(DIM),
                 Some("e"),
                 None,
@@ -90,6 +90,17 @@ fn sigkill_mid_write_loop_loses_nothing() {
             assert_eq!(
                 top.results[0].memory.id, *id,
                 "{content} is stored but not indexed"
+            );
+            let token = content.rsplit(' ').next().unwrap();
+            let mut keyword =
+                RecallRequest::similarity(Vec::new()).with_strategies(&[Strategy::Keyword]);
+            keyword.cue_vector = None;
+            keyword.cue_text = Some(token.to_owned());
+            let found = engine.recall(&keyword).unwrap();
+            assert_eq!(
+                found.results.first().map(|r| r.memory.id),
+                Some(*id),
+                "{content} is stored but not in the full-text index"
             );
         }
     }

@@ -4,4 +4,5 @@ mod common;
 mod crash_recovery;
 mod engine_api;
 mod hnsw_recall;
+mod hybrid;
 mod recall_strategies;
