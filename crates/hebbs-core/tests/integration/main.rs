@@ -1,6 +1,9 @@
 //! Integration tests of hebbs-core on real RocksDB stores, in one test binary.
 
 mod common;
+mod concurrency;
 mod crash_recovery;
 mod engine_api;
 mod hnsw_recall;
+mod subscribe;
+mod watchdog;
