@@ -24,6 +24,7 @@ from hebbs.errors import (
     NotFoundError,
     StorageError,
 )
+from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (
     Edge,
     EdgeType,
@@ -36,10 +37,12 @@ from hebbs.types import (
     ScoringWeights,
     StrategyDetail,
     StrategyError,
+    SubscribePush,
 )
 
 __all__ = [
     "AsyncHebbs",
+    "AsyncSubscription",
     "ClosedError",
     "CorruptionError",
     "Edge",
@@ -61,5 +64,7 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "SubscribePush",
+    "Subscription",
     "__version__",
 ]

@@ -10,8 +10,14 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Callable, TypeVar
 
-from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K
+from hebbs._native import (
+    DEFAULT_CONFIDENCE_THRESHOLD,
+    DEFAULT_IMPORTANCE,
+    DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_TOP_K,
+)
 from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs
+from hebbs.subscription import AsyncSubscription
 from hebbs.types import (
     Edge,
     HealthStatus,
@@ -121,6 +127,26 @@ class AsyncHebbs:
             cue_embedding=cue_embedding,
             include_embedding=include_embedding,
         )
+
+    async def subscribe(
+        self,
+        cue: str | None = None,
+        *,
+        embedding: Any = None,
+        entity_id: str | None = None,
+        confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD,
+        queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
+    ) -> AsyncSubscription:
+        """See :meth:`Hebbs.subscribe`; iterate the result with ``async for``."""
+        subscription = await _in_thread(
+            self._engine.subscribe,
+            cue,
+            embedding=embedding,
+            entity_id=entity_id,
+            confidence_threshold=confidence_threshold,
+            queue_capacity=queue_capacity,
+        )
+        return AsyncSubscription(subscription)
 
     async def health(self) -> HealthStatus:
         """See :meth:`Hebbs.health`."""

@@ -19,6 +19,7 @@ from hebbs._native import (
     ScoringWeights,
     StrategyDetail,
     StrategyError,
+    SubscribePush,
 )
 
 if sys.version_info >= (3, 11):
@@ -57,5 +58,6 @@ __all__ = [
     "ScoringWeights",
     "StrategyDetail",
     "StrategyError",
+    "SubscribePush",
     "TimestampLike",
 ]

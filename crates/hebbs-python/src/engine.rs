@@ -14,6 +14,7 @@ use crate::detach::engine_call;
 use crate::errors::{invalid, to_py_err};
 use crate::json::dict_to_map;
 use crate::slot::EngineSlot;
+use crate::subscription::{request_from, NativeSubscription};
 use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
@@ -254,6 +255,28 @@ impl NativeEngine {
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.recall(&request))?;
         RecallOutput::from_core(py, output)
+    }
+
+    /// Opens a standing query on `cue_embedding`: later memories that match are pushed to the
+    /// returned subscription.
+    #[pyo3(signature = (cue_embedding, entity_id = None, confidence_threshold = None, queue_capacity = None))]
+    fn subscribe(
+        &self,
+        py: Python<'_>,
+        cue_embedding: PyReadonlyArray1<'_, f32>,
+        entity_id: Option<String>,
+        confidence_threshold: Option<&Bound<'_, PyAny>>,
+        queue_capacity: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<NativeSubscription> {
+        let request = request_from(
+            vector_of(&cue_embedding, "cue")?,
+            entity_id,
+            confidence_threshold,
+            queue_capacity,
+        )?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let subscription = engine_call(py, move || engine.subscribe(request))?;
+        Ok(NativeSubscription::new(subscription))
     }
 
     /// Serving state, version, memory count, uptime.

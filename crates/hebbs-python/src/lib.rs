@@ -7,6 +7,7 @@ mod engine;
 mod errors;
 mod json;
 mod slot;
+mod subscription;
 mod types;
 
 use pyo3::prelude::*;
@@ -23,6 +24,18 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MAX_TOP_K", hebbs_core::recall::MAX_TOP_K)?;
     module.add("DEFAULT_IMPORTANCE", hebbs_core::engine::DEFAULT_IMPORTANCE)?;
     module.add("MAX_CONTENT_BYTES", hebbs_core::memory::MAX_CONTENT_BYTES)?;
+    module.add(
+        "DEFAULT_CONFIDENCE_THRESHOLD",
+        hebbs_core::subscribe::DEFAULT_CONFIDENCE_THRESHOLD,
+    )?;
+    module.add(
+        "DEFAULT_QUEUE_CAPACITY",
+        hebbs_core::subscribe::DEFAULT_QUEUE_CAPACITY,
+    )?;
+    module.add(
+        "MAX_QUEUE_CAPACITY",
+        hebbs_core::subscribe::MAX_QUEUE_CAPACITY,
+    )?;
     errors::register(module)?;
     module.add_class::<engine::NativeEngine>()?;
     module.add_class::<types::Memory>()?;
@@ -35,5 +48,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::StrategyError>()?;
     module.add_class::<types::RecallOutput>()?;
     module.add_class::<types::HealthStatus>()?;
+    module.add_class::<subscription::NativeSubscription>()?;
+    module.add_class::<subscription::SubscribePush>()?;
     Ok(())
 }

@@ -5,9 +5,10 @@ use crate::engine::input::{check_entity_id, check_unit, check_vector};
 use crate::error::{HebbsError, Result};
 
 /// Lowest confidence (cosine similarity, clamped to 0..=1) a memory needs to be pushed when the
-/// caller does not say. Paraphrases score about 0.5 to 0.9 with sentence embedders such as
-/// all-MiniLM-L6-v2, unrelated text below 0.3.
-pub const DEFAULT_CONFIDENCE_THRESHOLD: f32 = 0.5;
+/// caller does not say. Calibrated on the bundled all-MiniLM-L6-v2: a query and a related
+/// sentence ("a customer wants a discount" / "The client asked for a lower price") score about
+/// 0.3 to 0.7, unrelated sentences below 0.2.
+pub const DEFAULT_CONFIDENCE_THRESHOLD: f32 = 0.3;
 /// Pushes a subscription queues for its consumer when the caller does not say.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 1024;
 /// Largest accepted queue capacity: bounds the memory one slow subscriber can hold.
