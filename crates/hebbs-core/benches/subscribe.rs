@@ -7,7 +7,7 @@
 //! - what subscriptions add to `remember`: per-call latency with no subscriber, with one matching
 //!   subscriber whose consumer drains it, and with `IDLE_SUBSCRIBERS` subscribers that match
 //!   nothing (a dot product each), measured in interleaved rounds in the same run, with the
-//!   ratio of each mean to the no-subscriber mean.
+//!   ratios of each p50 and mean to the no-subscriber ones.
 
 use std::sync::Arc;
 use std::thread;
@@ -55,17 +55,19 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn row(name: &str, samples: &mut [f64], baseline_mean: Option<f64>) -> f64 {
+/// Prints one row and returns (p50, mean); `baseline` is the no-subscriber (p50, mean).
+fn row(name: &str, samples: &mut [f64], baseline: Option<(f64, f64)>) -> (f64, f64) {
     samples.sort_by(f64::total_cmp);
+    let p50 = percentile(samples, 0.5);
     let mean = samples.iter().sum::<f64>() / samples.len() as f64;
-    let ratio = baseline_mean.map_or_else(String::new, |base| format!("{:.2}x", mean / base));
+    let ratios = baseline.map_or_else(String::new, |(base_p50, base_mean)| {
+        format!("{:.2}x / {:.2}x", p50 / base_p50, mean / base_mean)
+    });
     println!(
-        "| {name:<44} | {:>8.1} | {:>8.1} | {:>8.1} | {ratio:>6} |",
-        percentile(samples, 0.5),
+        "| {name:<44} | {p50:>8.1} | {:>8.1} | {mean:>8.1} | {ratios:>15} |",
         percentile(samples, 0.99),
-        mean
     );
-    mean
+    (p50, mean)
 }
 
 /// Runs `body` while a thread drains `subscription`, returning what the body returns and, per
@@ -176,11 +178,11 @@ fn main() {
         thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!(
-        "| {:<44} | {:>8} | {:>8} | {:>8} | {:>6} |",
-        "measure", "p50", "p99", "mean", "ratio"
+        "| {:<44} | {:>8} | {:>8} | {:>8} | {:>15} |",
+        "measure", "p50", "p99", "mean", "ratio p50/mean"
     );
     println!(
-        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->8}|",
+        "|{:-<46}|{:->10}|{:->10}|{:->10}|{:->17}|",
         "", "", "", "", ""
     );
     row(
