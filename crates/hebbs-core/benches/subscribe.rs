@@ -1,5 +1,5 @@
 //! Subscription benchmark (prints one table; run with `cargo bench -p hebbs-core --bench
-//! subscribe`). On a store of `PREFILL` 384-d memories it measures:
+//! subscribe [-- N]`). On a store of N (default `DEFAULT_PREFILL`) 384-d memories it measures:
 //!
 //! - push latency: from the start of a `remember` call to the moment a consumer thread blocked
 //!   in `recv` holds the push (p50/p99), and from the push's production (`push_timestamp_us`)
@@ -18,7 +18,11 @@ use hebbs_core::subscribe::SubscribeRequest;
 use hebbs_core::{Engine, EngineConfig, RememberInput, Subscription};
 
 const DIM: usize = 384;
-const PREFILL: usize = 5_000;
+/// Memories in the store before measuring; a number among the arguments overrides it
+/// (`cargo bench -p hebbs-core --bench subscribe -- 100000`).
+const DEFAULT_PREFILL: usize = 5_000;
+/// Memories per `remember_many` call while filling the store.
+const PREFILL_BATCH: usize = 2_000;
 const LATENCY_SAMPLES: usize = 2_000;
 /// Pause between remembers in the latency run: an agent's cadence, so each push is timed on its
 /// own rather than behind a queue of earlier ones.
@@ -100,9 +104,18 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = Engine::open(dir.path(), EngineConfig::default()).expect("open");
     let mut vectors = Vectors(0x2545_F491_4F6C_DD1D);
-    engine
-        .remember_many(vectors.inputs(PREFILL))
-        .expect("prefill");
+    let prefill = std::env::args()
+        .skip(1)
+        .find_map(|arg| arg.parse::<usize>().ok())
+        .unwrap_or(DEFAULT_PREFILL);
+    let mut filled = 0;
+    while filled < prefill {
+        let count = PREFILL_BATCH.min(prefill - filled);
+        engine
+            .remember_many(vectors.inputs(count))
+            .expect("prefill");
+        filled += count;
+    }
 
     let everything = |vectors: &mut Vectors| SubscribeRequest {
         confidence_threshold: 0.0,
@@ -174,7 +187,7 @@ fn main() {
     }
 
     println!(
-        "\nsubscribe, {PREFILL} memories of {DIM}-d, microseconds ({} cores)\n",
+        "\nsubscribe, {prefill} memories of {DIM}-d, microseconds ({} cores)\n",
         thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!(

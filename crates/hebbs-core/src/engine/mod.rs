@@ -266,17 +266,16 @@ impl Engine {
         Ok(index)
     }
 
-    /// Opens a standing query: every memory stored after this call that matches `request` is
-    /// pushed to the returned [`Subscription`], in commit order (see [`crate::subscribe`]). A
-    /// store without a dimension yet takes the cue's.
+    /// Opens a standing query: every memory committed after this call that matches `request` is
+    /// pushed to the returned [`Subscription`], in commit order (see [`crate::subscribe`]). It
+    /// registers under the writer lock, so each concurrent write is either wholly before it (not
+    /// pushed) or after it. A store without a dimension yet takes the cue's.
     pub fn subscribe(&self, request: SubscribeRequest) -> Result<Subscription> {
         self.check_open()?;
         request.validate()?;
-        let cue = {
-            let _writer = self.writer.lock();
-            let index = self.index_for(request.cue_vector.len())?;
-            self.normalized_cue(&request.cue_vector, Some(&index))?
-        };
+        let _writer = self.writer.lock();
+        let index = self.index_for(request.cue_vector.len())?;
+        let cue = self.normalized_cue(&request.cue_vector, Some(&index))?;
         self.subscriptions.subscribe(request, cue)
     }
 

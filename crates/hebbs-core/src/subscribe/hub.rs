@@ -2,6 +2,10 @@
 //! committed memory against them. The engine calls [`SubscriptionHub::publish`] under its writer
 //! lock after every commit, so pushes follow commit order. With no subscriber, publishing is one
 //! read lock and an emptiness check: nothing is allocated.
+//!
+//! Lock order: the engine's writer lock, then the registry, then one subscription's queue.
+//! Consumers take only their queue's lock, and unsubscribing takes only the registry's, so a
+//! consumer can never hold up a writer for longer than one queue operation.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
