@@ -25,6 +25,7 @@ from hebbs.errors import (
     StorageError,
     TextIndexError,
 )
+from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (
     Edge,
     EdgeType,
@@ -40,10 +41,12 @@ from hebbs.types import (
     ScoringWeights,
     StrategyDetail,
     StrategyError,
+    SubscribePush,
 )
 
 __all__ = [
     "AsyncHebbs",
+    "AsyncSubscription",
     "ClosedError",
     "CorruptionError",
     "Edge",
@@ -68,6 +71,8 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "SubscribePush",
+    "Subscription",
     "TextIndexError",
     "__version__",
 ]

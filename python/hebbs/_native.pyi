@@ -1,6 +1,6 @@
 """Type stubs of the native module `hebbs._native` (the PyO3 bindings of hebbs-core)."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar, final
 
 import numpy as np
@@ -9,16 +9,19 @@ from numpy.typing import NDArray
 __all__ = [
     "DEFAULT_ANALOGICAL_ALPHA",
     "DEFAULT_CAUSAL_DEPTH",
+    "DEFAULT_CONFIDENCE_THRESHOLD",
     "DEFAULT_EF_SEARCH",
     "DEFAULT_GRAPH_CONTEXT",
     "DEFAULT_IMPORTANCE",
     "DEFAULT_LIST_LIMIT",
     "DEFAULT_PRIME_MAX_MEMORIES",
+    "DEFAULT_QUEUE_CAPACITY",
     "DEFAULT_RRF_K",
     "DEFAULT_TOP_K",
     "MAX_CAUSAL_DEPTH",
     "MAX_CONTENT_BYTES",
     "MAX_EF_SEARCH",
+    "MAX_QUEUE_CAPACITY",
     "MAX_TOP_K",
     "ClosedError",
     "CorruptionError",
@@ -33,6 +36,7 @@ __all__ = [
     "Memory",
     "MemoryKind",
     "NativeEngine",
+    "NativeSubscription",
     "NotFoundError",
     "PrimeOutput",
     "RecallOutput",
@@ -42,6 +46,7 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "SubscribePush",
     "TextIndexError",
     "__version__",
 ]
@@ -60,6 +65,9 @@ DEFAULT_TOP_K: int
 MAX_TOP_K: int
 DEFAULT_IMPORTANCE: float
 MAX_CONTENT_BYTES: int
+DEFAULT_CONFIDENCE_THRESHOLD: float
+DEFAULT_QUEUE_CAPACITY: int
+MAX_QUEUE_CAPACITY: int
 
 class HebbsError(Exception): ...
 
@@ -293,6 +301,32 @@ class HealthStatus:
     def uptime_seconds(self) -> int: ...
 
 @final
+class SubscribePush:
+    @property
+    def subscription_id(self) -> int: ...
+    @property
+    def memory(self) -> Memory: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def push_timestamp_us(self) -> int: ...
+    @property
+    def sequence_number(self) -> int: ...
+
+@final
+class NativeSubscription:
+    def recv(self, timeout: float | None = None) -> SubscribePush | None: ...
+    def __iter__(self) -> Iterator[SubscribePush]: ...
+    def __next__(self) -> SubscribePush: ...
+    def unsubscribe(self) -> None: ...
+    @property
+    def id(self) -> int: ...
+    @property
+    def dropped(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+
+@final
 class NativeEngine:
     def __new__(
         cls,
@@ -352,6 +386,13 @@ class NativeEngine:
         scoring_weights: ScoringWeights | None = None,
         include_embedding: bool = False,
     ) -> PrimeOutput: ...
+    def subscribe(
+        self,
+        cue_embedding: NDArray[np.float32],
+        entity_id: str | None = None,
+        confidence_threshold: float | None = None,
+        queue_capacity: int | None = None,
+    ) -> NativeSubscription: ...
     def health(self) -> HealthStatus: ...
     def checkpoint(self) -> None: ...
     def opened_from_checkpoint(self) -> bool: ...

@@ -13,14 +13,17 @@ from typing import Any, Callable, TypeVar
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_CONFIDENCE_THRESHOLD,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
     DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
     DEFAULT_TOP_K,
 )
 from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs, StrategyLike
+from hebbs.subscription import AsyncSubscription
 from hebbs.types import (
     Edge,
     EdgeType,
@@ -191,6 +194,26 @@ class AsyncHebbs:
             cue_embedding=cue_embedding,
             include_embedding=include_embedding,
         )
+
+    async def subscribe(
+        self,
+        cue: str | None = None,
+        *,
+        embedding: Any = None,
+        entity_id: str | None = None,
+        confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD,
+        queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
+    ) -> AsyncSubscription:
+        """See :meth:`Hebbs.subscribe`; iterate the result with ``async for``."""
+        subscription = await _in_thread(
+            self._engine.subscribe,
+            cue,
+            embedding=embedding,
+            entity_id=entity_id,
+            confidence_threshold=confidence_threshold,
+            queue_capacity=queue_capacity,
+        )
+        return AsyncSubscription(subscription)
 
     async def health(self) -> HealthStatus:
         """See :meth:`Hebbs.health`."""

@@ -15,10 +15,12 @@ from hebbs._convert import invalid, to_micros, to_time_range, to_vector, to_weig
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_CONFIDENCE_THRESHOLD,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
     DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
     DEFAULT_TOP_K,
     Edge,
@@ -33,6 +35,7 @@ from hebbs._native import (
 )
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError
+from hebbs.subscription import Subscription
 from hebbs.types import MemoryIdLike, TimestampLike
 
 #: What ``embedder=`` accepts: None (the bundled model), an Embedder, or a callable
@@ -308,6 +311,42 @@ class Hebbs:
         if "similarity" in names:
             raise invalid("cue", "the similarity strategy needs a non-empty cue")
         return None
+
+    def subscribe(
+        self,
+        cue: str | None = None,
+        *,
+        embedding: Any = None,
+        entity_id: str | None = None,
+        confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD,
+        queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
+    ) -> Subscription:
+        """Opens a standing query: every memory remembered from now on whose cosine similarity
+        to ``cue`` (embedded like a recall cue; or pass ``embedding``) reaches
+        ``confidence_threshold`` is pushed to the returned :class:`~hebbs.Subscription`, in
+        commit order. ``entity_id`` restricts it to one entity. A consumer more than
+        ``queue_capacity`` pushes behind loses the oldest (see :attr:`Subscription.dropped`).
+        """
+        vector = self._subscription_cue(cue, embedding)
+        native = self._native.subscribe(
+            vector,
+            entity_id=entity_id,
+            confidence_threshold=confidence_threshold,
+            queue_capacity=queue_capacity,
+        )
+        return Subscription(native)
+
+    def _subscription_cue(self, cue: str | None, embedding: Any) -> NDArray[np.float32]:
+        """``embedding`` as given, or ``cue`` embedded as a query; exactly one is required."""
+        if embedding is not None:
+            if cue is not None:
+                raise invalid("embedding", "give a cue or an embedding, not both")
+            return to_vector(embedding, "embedding")
+        if cue is None:
+            raise invalid("cue", "a cue or an embedding is required")
+        _check_content(cue, "cue")
+        vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
+        return vector
 
     def health(self) -> HealthStatus:
         """Serving state, version, memory count and uptime."""

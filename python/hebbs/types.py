@@ -22,6 +22,7 @@ from hebbs._native import (
     ScoringWeights,
     StrategyDetail,
     StrategyError,
+    SubscribePush,
 )
 
 if sys.version_info >= (3, 11):
@@ -64,5 +65,6 @@ __all__ = [
     "ScoringWeights",
     "StrategyDetail",
     "StrategyError",
+    "SubscribePush",
     "TimestampLike",
 ]

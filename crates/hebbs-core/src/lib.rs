@@ -27,6 +27,7 @@ pub mod index;
 pub mod memory;
 pub mod recall;
 pub mod store;
+pub mod subscribe;
 
 pub use engine::{Engine, EngineConfig, HealthStatus, RememberInput};
 pub use error::{HebbsError, Result};
@@ -35,3 +36,4 @@ pub use recall::{
     CausalDirection, PrimeOutput, PrimeRequest, RecallOutput, RecallRequest, RecallResult,
     ScoringWeights, Strategy, StrategyConfig, StrategyDetail, StrategyError,
 };
+pub use subscribe::{RecvError, SubscribePush, SubscribeRequest, Subscription};

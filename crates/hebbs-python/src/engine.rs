@@ -17,6 +17,7 @@ use crate::recall_types::{
     extract_direction, extract_edge_types, PrimeOutput, RecallStrategyConfig,
 };
 use crate::slot::EngineSlot;
+use crate::subscription::{request_from, NativeSubscription};
 use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
@@ -367,6 +368,28 @@ impl NativeEngine {
             .into_iter()
             .map(|memory| Memory::from_core(py, memory))
             .collect()
+    }
+
+    /// Opens a standing query on `cue_embedding`: later memories that match are pushed to the
+    /// returned subscription.
+    #[pyo3(signature = (cue_embedding, entity_id = None, confidence_threshold = None, queue_capacity = None))]
+    fn subscribe(
+        &self,
+        py: Python<'_>,
+        cue_embedding: PyReadonlyArray1<'_, f32>,
+        entity_id: Option<String>,
+        confidence_threshold: Option<&Bound<'_, PyAny>>,
+        queue_capacity: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<NativeSubscription> {
+        let request = request_from(
+            vector_of(&cue_embedding, "cue")?,
+            entity_id,
+            confidence_threshold,
+            queue_capacity,
+        )?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let subscription = engine_call(py, move || engine.subscribe(request))?;
+        Ok(NativeSubscription::new(subscription))
     }
 
     /// Serving state, version, memory count, uptime.

@@ -8,6 +8,7 @@ mod errors;
 mod json;
 mod recall_types;
 mod slot;
+mod subscription;
 mod types;
 
 use pyo3::prelude::*;
@@ -43,6 +44,18 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     module.add("DEFAULT_IMPORTANCE", hebbs_core::engine::DEFAULT_IMPORTANCE)?;
     module.add("MAX_CONTENT_BYTES", hebbs_core::memory::MAX_CONTENT_BYTES)?;
+    module.add(
+        "DEFAULT_CONFIDENCE_THRESHOLD",
+        hebbs_core::subscribe::DEFAULT_CONFIDENCE_THRESHOLD,
+    )?;
+    module.add(
+        "DEFAULT_QUEUE_CAPACITY",
+        hebbs_core::subscribe::DEFAULT_QUEUE_CAPACITY,
+    )?;
+    module.add(
+        "MAX_QUEUE_CAPACITY",
+        hebbs_core::subscribe::MAX_QUEUE_CAPACITY,
+    )?;
     errors::register(module)?;
     module.add_class::<engine::NativeEngine>()?;
     module.add_class::<types::Memory>()?;
@@ -58,5 +71,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::ExpansionEdge>()?;
     module.add_class::<recall_types::RecallStrategyConfig>()?;
     module.add_class::<recall_types::PrimeOutput>()?;
+    module.add_class::<subscription::NativeSubscription>()?;
+    module.add_class::<subscription::SubscribePush>()?;
     Ok(())
 }

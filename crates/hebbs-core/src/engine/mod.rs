@@ -7,7 +7,7 @@
 mod clock;
 mod config;
 mod health;
-mod input;
+pub(crate) mod input;
 mod recovery;
 
 use std::path::{Path, PathBuf};
@@ -31,6 +31,7 @@ use crate::recall::{
     execute, PrimeOutput, PrimeRequest, RecallContext, RecallOutput, RecallRequest,
 };
 use crate::store::Store;
+use crate::subscribe::{SubscribeRequest, Subscription, SubscriptionHub};
 
 const STORE_DIR: &str = "store";
 /// Batches up to this size return before their graph insert: their vectors are searched exactly
@@ -65,6 +66,7 @@ pub struct Engine {
     opened_at: Instant,
     recovery: Recovery,
     closed: AtomicBool,
+    subscriptions: Arc<SubscriptionHub>,
 }
 
 impl Engine {
@@ -112,6 +114,7 @@ impl Engine {
             opened_at: Instant::now(),
             recovery,
             closed: AtomicBool::new(false),
+            subscriptions: Arc::default(),
         };
         if engine.recovery.inserted > 0
             || engine.recovery.deleted > 0
@@ -259,6 +262,12 @@ impl Engine {
                 .collect();
             index.insert_many(&items);
         }
+        self.subscriptions.publish(
+            prepared
+                .iter()
+                .map(|(id, record, vector)| (id, record, vector.as_slice())),
+            now,
+        );
         if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {
             self.text.commit()?;
             index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
@@ -280,6 +289,24 @@ impl Engine {
         let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension, 0));
         *self.index.write() = Some(Arc::clone(&index));
         Ok(index)
+    }
+
+    /// Opens a standing query: every memory committed after this call that matches `request` is
+    /// pushed to the returned [`Subscription`], in commit order (see [`crate::subscribe`]). It
+    /// registers under the writer lock, so each concurrent write is either wholly before it (not
+    /// pushed) or after it. A store without a dimension yet takes the cue's.
+    pub fn subscribe(&self, request: SubscribeRequest) -> Result<Subscription> {
+        self.check_open()?;
+        request.validate()?;
+        let _writer = self.writer.lock();
+        let index = self.index_for(request.cue_vector.len())?;
+        let cue = self.normalized_cue(&request.cue_vector, Some(&index))?;
+        self.subscriptions.subscribe(request, cue)
+    }
+
+    /// Live subscriptions.
+    pub fn subscription_count(&self) -> usize {
+        self.subscriptions.len()
     }
 
     /// The memory with `id`, with its embedding if `include_embedding`.
@@ -458,6 +485,7 @@ impl Engine {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        self.subscriptions.close_all();
         let dirty = {
             let writer = self.writer.lock();
             writer.checkpointed_seq != writer.next_seq

@@ -1,0 +1,170 @@
+//! `NativeSubscription` and `SubscribePush`: the Python side of [`hebbs_core::Subscription`].
+//!
+//! A blocking receive waits on the subscription's condition variable with the GIL released
+//! (through [`engine_call`]), in slices of [`SIGNAL_CHECK_INTERVAL`]: between slices it runs
+//! `py.check_signals()`, so Ctrl-C interrupts a blocked `next()`. Each slice blocks; nothing
+//! polls the queue. The subscription does not keep the engine alive: closing the engine ends it.
+
+use std::time::{Duration, Instant};
+
+use hebbs_core::subscribe::{SubscribePush as CorePush, SubscribeRequest};
+use hebbs_core::{RecvError, Subscription};
+use pyo3::prelude::*;
+
+use crate::detach::engine_call;
+use crate::errors::invalid;
+use crate::types::Memory;
+
+/// Longest a receive waits with the GIL released before it checks for pending signals.
+const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Builds a request from the Python arguments (`None` takes the default); each conversion error
+/// names its field.
+pub fn request_from(
+    cue_vector: Vec<f32>,
+    entity_id: Option<String>,
+    confidence_threshold: Option<&Bound<'_, PyAny>>,
+    queue_capacity: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SubscribeRequest> {
+    let mut request = SubscribeRequest {
+        entity_id,
+        ..SubscribeRequest::new(cue_vector)
+    };
+    if let Some(value) = confidence_threshold.filter(|value| !value.is_none()) {
+        request.confidence_threshold = value
+            .extract::<f32>()
+            .map_err(|_| invalid("confidence_threshold", "must be a number"))?;
+    }
+    if let Some(value) = queue_capacity.filter(|value| !value.is_none()) {
+        request.queue_capacity = value
+            .extract::<usize>()
+            .map_err(|_| invalid("queue_capacity", "must be a non-negative int"))?;
+    }
+    Ok(request)
+}
+
+/// A memory pushed to a subscription (seed 003 `SubscribePush`).
+#[pyclass(frozen, module = "hebbs", get_all)]
+pub struct SubscribePush {
+    /// The subscription that produced it.
+    pub subscription_id: u64,
+    /// The new memory.
+    pub memory: Py<Memory>,
+    /// Cosine similarity to the subscription's cue, 0..1.
+    pub confidence: f32,
+    /// When the push was produced, microseconds since the epoch.
+    pub push_timestamp_us: u64,
+    /// 1, 2, 3, ... per subscription; a gap means pushes were dropped (queue full).
+    pub sequence_number: u64,
+}
+
+impl SubscribePush {
+    fn from_core(py: Python<'_>, push: CorePush) -> PyResult<Self> {
+        Ok(Self {
+            subscription_id: push.subscription_id,
+            memory: Py::new(py, Memory::from_core(py, push.memory)?)?,
+            confidence: push.confidence,
+            push_timestamp_us: push.push_timestamp_us,
+            sequence_number: push.sequence_number,
+        })
+    }
+}
+
+#[pymethods]
+impl SubscribePush {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "SubscribePush(subscription_id={}, sequence_number={}, confidence={:.4}, memory={})",
+            self.subscription_id,
+            self.sequence_number,
+            self.confidence,
+            self.memory.bind(py).repr()?.to_cow()?
+        ))
+    }
+}
+
+/// A live subscription; iterate it for pushes. Ends on `unsubscribe()`, when garbage collected,
+/// or when the engine closes.
+#[pyclass(frozen, module = "hebbs._native")]
+pub struct NativeSubscription {
+    inner: Subscription,
+}
+
+impl NativeSubscription {
+    /// Wraps a core subscription.
+    pub fn new(inner: Subscription) -> Self {
+        Self { inner }
+    }
+
+    /// Waits until `deadline` (forever when `None`) in signal-checked slices.
+    fn wait(&self, py: Python<'_>, deadline: Option<Instant>) -> PyResult<Option<SubscribePush>> {
+        loop {
+            let slice = match deadline {
+                Some(deadline) => deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(SIGNAL_CHECK_INTERVAL),
+                None => SIGNAL_CHECK_INTERVAL,
+            };
+            let inner = &self.inner;
+            match engine_call(py, move || Ok(inner.recv_timeout(slice)))? {
+                Ok(push) => return SubscribePush::from_core(py, push).map(Some),
+                Err(RecvError::Closed) => return Ok(None),
+                Err(RecvError::Empty) => {}
+            }
+            py.check_signals()?;
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return Ok(None);
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl NativeSubscription {
+    /// The next push, waiting at most `timeout` seconds (forever when None). None when nothing
+    /// arrived in time or the subscription has ended (see `closed`).
+    #[pyo3(signature = (timeout = None))]
+    fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<SubscribePush>> {
+        let deadline = match timeout {
+            None => None,
+            Some(seconds) => {
+                let wait = Duration::try_from_secs_f64(seconds)
+                    .map_err(|_| invalid("timeout", format!("{seconds} is not a duration")))?;
+                Instant::now().checked_add(wait)
+            }
+        };
+        self.wait(py, deadline)
+    }
+
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Blocks for the next push; ends the iteration when the subscription ends.
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<SubscribePush>> {
+        self.wait(py, None)
+    }
+
+    /// Ends the subscription: queued pushes are discarded and blocked receivers return.
+    fn unsubscribe(&self) {
+        self.inner.unsubscribe();
+    }
+
+    /// The subscription's id (the pushes' `subscription_id`).
+    #[getter]
+    fn id(&self) -> u64 {
+        self.inner.id()
+    }
+
+    /// Pushes discarded because the queue was full.
+    #[getter]
+    fn dropped(&self) -> u64 {
+        self.inner.dropped()
+    }
+
+    /// Whether the subscription has ended.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+}
