@@ -348,7 +348,9 @@ def test_prime_blends_timeline_and_cue(cli: Cli) -> None:
 def test_hybrid_regex_floor_sessions_and_orphans(cli: Cli) -> None:
     ticket = remember_id(cli, "Ticket INC4711: the invoice export times out", "--session", "c1")
     remember_id(cli, "The coffee machine is broken", "--edge", f"{ticket}:related_to")
-    hybrid = cli("recall", "INC4711 invoice export", "--strategy", "hybrid", "--json").json()
+    hybrid = cli(
+        "recall", "INC4711 invoice export", "--strategy", "hybrid", "--graph-context", "3", "--json"
+    ).json()
     top = hybrid["results"][0]
     assert top["memory"]["id"] == ticket
     assert top["strategy_details"][0]["rrf_score"] > 0

@@ -58,7 +58,7 @@ def test_graph_context(mem: hebbs.Hebbs) -> None:
     effect = mem.remember(
         "Customers could not pay for an hour.", edges=[hebbs.Edge(cause.id, "caused_by", 0.9)]
     )
-    output = mem.recall("customers unable to pay", top_k=1)
+    output = mem.recall("customers unable to pay", top_k=1, graph_context=3)
     assert output.results[0].memory.id == effect.id
     (edge,) = output.results[0].expansion_context
     assert edge.neighbor_id == cause.id
@@ -66,7 +66,7 @@ def test_graph_context(mem: hebbs.Hebbs) -> None:
     assert edge.direction == "outgoing"
     assert edge.confidence == pytest.approx(0.9)
     assert edge.preview == cause.content
-    plain = mem.recall("customers unable to pay", top_k=1, graph_context=0)
+    plain = mem.recall("customers unable to pay", top_k=1)
     assert plain.results[0].expansion_context == []
 
 

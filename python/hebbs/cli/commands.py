@@ -12,6 +12,7 @@ from typing import Any
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_TOP_K,
 )
@@ -60,6 +61,7 @@ class RecallQuery:
     min_relevance: float | None = None
     regex: bool = False
     session: str | None = None
+    graph_context: int = DEFAULT_GRAPH_CONTEXT
 
     def time_range(self) -> tuple[int | None, int | None] | None:
         """``(since, until)`` when either is set."""
@@ -119,6 +121,7 @@ def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
         min_relevance=args.min_relevance,
         regex=args.regex,
         session=args.session,
+        graph_context=args.graph_context,
     )
     output = run_recall(engine, query)
     strategies = ("regex",) if query.regex else query.strategies
@@ -159,6 +162,7 @@ def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
         min_relevance=query.min_relevance,
         session_id=query.session,
         force_regex=query.regex,
+        graph_context=query.graph_context,
     )
 
 

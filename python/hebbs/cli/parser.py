@@ -11,6 +11,7 @@ from hebbs import __version__
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
     DEFAULT_PRIME_MAX_MEMORIES,
@@ -226,6 +227,13 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         metavar="R",
         type=values.relevance,
         help="relevance floor in 0..1: weaker candidates are dropped and counted",
+    )
+    sub.add_argument(
+        "--graph-context",
+        metavar="N",
+        type=values.count,
+        default=DEFAULT_GRAPH_CONTEXT,
+        help=f"attach each result's N strongest relationships (default {DEFAULT_GRAPH_CONTEXT})",
     )
     sub.add_argument(
         "--regex",

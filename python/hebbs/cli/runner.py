@@ -63,6 +63,7 @@ FIELD_FLAGS: Final = {
     "max_memories": "--max-memories",
     "min_relevance": "--min-relevance",
     "session_id": "--session",
+    "graph_context": "--graph-context",
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
 

@@ -145,14 +145,23 @@ def finite(text: str, name: str) -> float:
     return value
 
 
+def count(text: str) -> int:
+    """An integer of at least 0."""
+    return _int_at_least(text, 0)
+
+
 def positive_int(text: str) -> int:
     """An integer of at least 1."""
+    return _int_at_least(text, 1)
+
+
+def _int_at_least(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{value} must be at least {minimum}")
     return value
 
 
