@@ -60,7 +60,7 @@ pub struct Engine {
     dir: PathBuf,
     store: Store,
     index: RwLock<Option<Arc<VectorIndex>>>,
-    text: TextIndex,
+    text: Arc<TextIndex>,
     writer: Mutex<WriterState>,
     config: EngineConfig,
     opened_at: Instant,

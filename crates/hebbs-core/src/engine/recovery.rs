@@ -127,7 +127,7 @@ fn insert_vectors(
 /// Opens the full-text index in `dir` and replays the changelog after its last commit, or
 /// rebuilds it from the `memories` column family when it was never committed. Returns the index
 /// and how many documents were added or removed.
-pub fn open_text_index(store: &Store, dir: &Path) -> Result<(TextIndex, usize)> {
+pub fn open_text_index(store: &Store, dir: &Path) -> Result<(std::sync::Arc<TextIndex>, usize)> {
     let (text, covered) = TextIndex::open(dir)?;
     let next_seq = store.next_seq()?;
     let mut changed = 0;

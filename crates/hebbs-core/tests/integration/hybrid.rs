@@ -327,3 +327,47 @@ fn sessions_record_what_a_conversation_touched_and_orphans_are_listed() {
         Err(HebbsError::InvalidInput { ref field, .. }) if field == "session_id"
     ));
 }
+
+#[test]
+fn uncommitted_documents_score_like_committed_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    for i in 0..40 {
+        remember(
+            &engine,
+            &format!("background note {i} about the weather"),
+            axis(i % DIM, 0.1),
+        );
+    }
+    engine.checkpoint().unwrap();
+    let fresh = [
+        remember(&engine, "the storm flooded the storm drains", axis(1, 0.0)),
+        remember(&engine, "a storm warning was issued", axis(2, 0.0)),
+        remember(&engine, "weather storm", axis(3, 0.0)),
+    ];
+    let search = || {
+        engine
+            .recall(&text_request(Strategy::Keyword, "storm weather", None))
+            .unwrap()
+            .results
+            .iter()
+            .map(|r| (r.memory.id, r.strategy_details[0].bm25_score.unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let before = search();
+    engine.checkpoint().unwrap();
+    let after = search();
+    let top = |hits: &[(MemoryId, f32)]| hits[..3].iter().map(|(id, _)| *id).collect::<Vec<_>>();
+    let mut expected = fresh.to_vec();
+    expected.sort();
+    let mut found = top(&before);
+    found.sort();
+    assert_eq!(found, expected, "the three fresh memories rank first");
+    assert_eq!(top(&before), top(&after));
+    for ((_, uncommitted), (_, committed)) in before.iter().zip(&after).take(3) {
+        assert!(
+            (uncommitted - committed).abs() <= 0.1 * committed,
+            "{uncommitted} vs {committed}"
+        );
+    }
+}

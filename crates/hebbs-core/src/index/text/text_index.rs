@@ -1,20 +1,33 @@
 //! [`TextIndex`]: one tantivy index with the memory id (bytes, stored), its entity (raw term)
-//! and its content (tokenised, BM25). Writes are buffered in the tantivy writer; a search first
-//! commits pending writes, so every acknowledged memory is findable. Each commit records the
-//! changelog sequence the index covers as its payload.
+//! and its content (tokenised, BM25). Writes go to the tantivy writer and, until the next
+//! commit, to the [`Uncommitted`] buffer that searches score directly, so every acknowledged
+//! memory is findable at once without paying for a commit. A background thread commits every
+//! [`TEXT_COMMIT_INTERVAL`] when something changed, and a writer commits itself when
+//! [`MAX_UNCOMMITTED_DOCS`] are waiting. Each commit records the changelog sequence the index
+//! covers as its payload.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, Value, INDEXED, STORED, STRING, TEXT};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
+use super::pending::{CommittedStats, PendingDoc, Uncommitted};
 use crate::error::{HebbsError, Result};
 use crate::memory::MemoryId;
+
+/// How often the background thread commits pending changes.
+pub const TEXT_COMMIT_INTERVAL: Duration = Duration::from_secs(1);
+/// Uncommitted documents past which the writer commits before returning.
+pub const MAX_UNCOMMITTED_DOCS: usize = 4096;
 
 /// Memory budget of the tantivy writer (one indexing thread).
 pub const TEXT_WRITER_MEMORY_BYTES: usize = 32 * 1024 * 1024;
@@ -45,15 +58,19 @@ pub struct TextIndex {
     writer: Mutex<WriterState>,
     /// Whether the writer holds changes not yet committed.
     dirty: AtomicBool,
+    /// What the writer holds beyond the last commit, searched directly.
+    uncommitted: RwLock<Uncommitted>,
+    analyzer: TextAnalyzer,
     id: Field,
     entity: Field,
     content: Field,
 }
 
 impl TextIndex {
-    /// Opens (creating if needed) the index in `dir`. Returns it and the changelog sequence its
-    /// last commit covers (`None` when it has never been committed: rebuild it).
-    pub fn open(dir: &Path) -> Result<(Self, Option<u64>)> {
+    /// Opens (creating if needed) the index in `dir` and starts its background committer.
+    /// Returns it and the changelog sequence its last commit covers (`None` when it has never
+    /// been committed: rebuild it).
+    pub fn open(dir: &Path) -> Result<(Arc<Self>, Option<u64>)> {
         std::fs::create_dir_all(dir).map_err(|e| HebbsError::io(dir, e))?;
         let mut schema = Schema::builder();
         let id = schema.add_bytes_field(ID, INDEXED | STORED);
@@ -71,9 +88,12 @@ impl TextIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let text = Self {
+        let analyzer = index.tokenizer_for_field(content)?;
+        let text = Arc::new(Self {
             index,
             reader,
+            uncommitted: RwLock::new(Uncommitted::default()),
+            analyzer,
             writer: Mutex::new(WriterState {
                 writer,
                 applied_seq: covered.unwrap_or(0),
@@ -82,8 +102,20 @@ impl TextIndex {
             id,
             entity,
             content,
-        };
+        });
+        spawn_committer(Arc::downgrade(&text));
         Ok((text, covered))
+    }
+
+    /// The lower-cased tokens of `text`, as the index splits content.
+    fn tokens(&self, text: &str) -> Vec<String> {
+        let mut analyzer = self.analyzer.clone();
+        let mut stream = analyzer.token_stream(text);
+        let mut tokens = Vec::new();
+        while stream.advance() {
+            tokens.push(stream.token().text.clone());
+        }
+        tokens
     }
 
     /// Indexes memories (replacing any earlier document of the same id) and records that the
@@ -103,9 +135,17 @@ impl TextIndex {
             doc.add_text(self.entity, entity.unwrap_or_default());
             doc.add_text(self.content, content);
             state.writer.add_document(doc)?;
+            self.uncommitted.write().add(PendingDoc {
+                id,
+                entity: entity.map(str::to_owned),
+                tokens: self.tokens(content),
+            });
         }
         state.applied_seq = state.applied_seq.max(applied_seq);
         self.dirty.store(true, Ordering::Release);
+        if self.uncommitted.read().len() >= MAX_UNCOMMITTED_DOCS {
+            self.commit_locked(&mut state)?;
+        }
         Ok(())
     }
 
@@ -117,6 +157,7 @@ impl TextIndex {
             state
                 .writer
                 .delete_term(Term::from_field_bytes(self.id, id.as_bytes()));
+            self.uncommitted.write().delete(*id);
         }
         state.applied_seq = state.applied_seq.max(applied_seq);
         self.dirty.store(true, Ordering::Release);
@@ -125,35 +166,40 @@ impl TextIndex {
     /// Removes every document (before a rebuild).
     pub fn clear(&self) -> Result<()> {
         self.writer.lock().writer.delete_all_documents()?;
+        self.uncommitted.write().clear();
         self.dirty.store(true, Ordering::Release);
         Ok(())
     }
 
-    /// Commits pending changes with the applied sequence as payload, and makes them searchable.
+    /// Commits pending changes with the applied sequence as payload and makes them searchable
+    /// from the committed segments.
     pub fn commit(&self) -> Result<()> {
         let mut state = self.writer.lock();
+        self.commit_locked(&mut state)
+    }
+
+    fn commit_locked(&self, state: &mut WriterState) -> Result<()> {
         let payload = state.applied_seq.to_string();
         let mut prepared = state.writer.prepare_commit()?;
         prepared.set_payload(&payload);
         prepared.commit()?;
-        self.dirty.store(false, Ordering::Release);
-        drop(state);
         self.reader.reload()?;
+        self.uncommitted.write().clear();
+        self.dirty.store(false, Ordering::Release);
         Ok(())
     }
 
-    /// Commits if anything changed since the last commit.
-    pub fn refresh(&self) -> Result<()> {
-        if self.dirty.load(Ordering::Acquire) {
-            self.commit()?;
-        }
-        Ok(())
+    /// Whether changes wait for a commit.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty.load(Ordering::Acquire)
     }
 
     /// The `k` memories whose content best matches `text` by BM25, best first; only `entity`'s
     /// when given. Query syntax errors are ignored (the text is read as plain words).
+    /// Uncommitted documents are scored alongside the committed ones.
     pub fn search(&self, text: &str, k: usize, entity: Option<&str>) -> Result<Vec<KeywordHit>> {
-        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let uncommitted = self.uncommitted.read();
         let parser = QueryParser::for_index(&self.index, vec![self.content]);
         let (words, _) = parser.parse_query_lenient(text);
         let query: Box<dyn Query> = match entity {
@@ -169,30 +215,73 @@ impl TextIndex {
             ])),
             None => words,
         };
-        let searcher = self.reader.searcher();
-        let top = searcher.search(&query, &TopDocs::with_limit(k).order_by_score())?;
-        top.into_iter()
-            .map(|(score, address)| {
-                let doc: TantivyDocument = searcher.doc(address)?;
-                let bytes = doc
-                    .get_first(self.id)
-                    .and_then(|value| value.as_bytes())
-                    .ok_or_else(|| HebbsError::corrupt("text index", "document without an id"))?;
-                Ok(KeywordHit {
-                    id: MemoryId::from_slice(bytes, "text index id")?,
-                    score,
-                })
-            })
-            .collect()
+        let limit = k + uncommitted.deleted_len() + uncommitted.len();
+        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+        let mut best: HashMap<MemoryId, f32> = HashMap::with_capacity(top.len());
+        for (score, address) in top {
+            let doc: TantivyDocument = searcher.doc(address)?;
+            let bytes = doc
+                .get_first(self.id)
+                .and_then(|value| value.as_bytes())
+                .ok_or_else(|| HebbsError::corrupt("text index", "document without an id"))?;
+            let id = MemoryId::from_slice(bytes, "text index id")?;
+            if !uncommitted.is_deleted(&id) {
+                best.insert(id, score);
+            }
+        }
+        if uncommitted.len() > 0 {
+            let mut terms = self.tokens(text);
+            terms.sort();
+            terms.dedup();
+            let stats = CommittedStats {
+                docs: searcher.num_docs(),
+                tokens: searcher
+                    .segment_readers()
+                    .iter()
+                    .map(|segment| {
+                        segment
+                            .inverted_index(self.content)
+                            .map(|index| index.total_num_tokens())
+                    })
+                    .sum::<tantivy::Result<u64>>()?,
+            };
+            let frequency = |term: &str| {
+                searcher
+                    .doc_freq(&Term::from_field_text(self.content, term))
+                    .unwrap_or(0)
+            };
+            for (id, score) in uncommitted.score(&terms, entity, &stats, frequency) {
+                let entry = best.entry(id).or_insert(score);
+                *entry = entry.max(score);
+            }
+        }
+        let mut hits: Vec<KeywordHit> = best
+            .into_iter()
+            .map(|(id, score)| KeywordHit { id, score })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits.truncate(k);
+        Ok(hits)
     }
 
-    /// Number of committed documents.
-    pub fn len(&self) -> u64 {
-        self.reader.searcher().num_docs()
+    /// Documents written since the last commit.
+    pub fn uncommitted_len(&self) -> usize {
+        self.uncommitted.read().len()
     }
+}
 
-    /// Whether no committed document exists.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+/// Commits `index` every [`TEXT_COMMIT_INTERVAL`] while it lives and has changes. A failed
+/// background commit leaves the changes dirty, so the next commit (checkpoint, close, or this
+/// thread) retries and reports; the changelog keeps them replayable meanwhile.
+fn spawn_committer(index: Weak<TextIndex>) {
+    std::thread::Builder::new()
+        .name("hebbs-text-commit".into())
+        .spawn(move || loop {
+            std::thread::sleep(TEXT_COMMIT_INTERVAL);
+            let Some(index) = index.upgrade() else { return };
+            if index.is_dirty() {
+                let _retried_later = index.commit();
+            }
+        })
+        .expect("spawning the full-text commit thread");
 }
