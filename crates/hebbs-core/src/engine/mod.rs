@@ -1,14 +1,22 @@
 //! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
-//! `remember`, `get`, `recall` and `health`. It takes vectors; embedding text is the caller's job.
+//! `remember`, `get`, `recall` and `health`; `add_edges`, `revise`/`lineage` and
+//! `forget`/`forget_decayed` live in their own files. It takes vectors; embedding text is the
+//! caller's job.
 //!
 //! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth) and
 //! `hnsw/` (the vector index checkpoint).
 
+mod auto_forget;
 mod clock;
 mod config;
+mod edges;
+mod forget;
 mod health;
 mod input;
+mod rebuild;
 mod recovery;
+mod revise;
+mod shared;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,10 +26,18 @@ use std::time::Instant;
 use parking_lot::{Mutex, RwLock};
 
 pub use clock::now_us;
-pub use config::{EngineConfig, DEFAULT_CHECKPOINT_INTERVAL};
+pub use config::{
+    AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
+};
 pub use health::HealthStatus;
+pub(crate) use input::{check_entity_id, check_unit};
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
+pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
+pub use revise::RevisionInput;
+
+use auto_forget::AutoForgetWorker;
+use rebuild::RebuildSlot;
 
 use crate::error::{HebbsError, Result};
 use crate::index::vector::{normalize, VectorIndex};
@@ -43,15 +59,30 @@ struct WriterState {
     checkpointed_seq: u64,
     /// Whether the store has recorded its vector dimension (done with the first write).
     dimension_stored: bool,
+    /// While a background index rebuild runs: the changelog sequence it replays from, which
+    /// checkpoints must keep.
+    rebuild_from: Option<u64>,
+}
+
+impl WriterState {
+    /// Changelog entries below this may be dropped after a checkpoint.
+    fn truncatable_below(&self) -> u64 {
+        self.rebuild_from
+            .map_or(self.next_seq, |from| from.min(self.next_seq))
+    }
 }
 
 /// An open hebbs database. All methods take `&self` and are safe to call from many threads:
 /// writes are serialised, reads run concurrently.
 pub struct Engine {
     dir: PathBuf,
-    store: Store,
-    index: RwLock<Option<Arc<VectorIndex>>>,
-    writer: Mutex<WriterState>,
+    store: Arc<Store>,
+    index: Arc<RwLock<Option<Arc<VectorIndex>>>>,
+    writer: Arc<Mutex<WriterState>>,
+    /// The background index rebuild, if one runs.
+    rebuild: Arc<RebuildSlot>,
+    /// The automatic decay pass, when configured.
+    auto_forget: Mutex<Option<AutoForgetWorker>>,
     config: EngineConfig,
     opened_at: Instant,
     recovery: Recovery,
@@ -87,15 +118,18 @@ impl Engine {
             None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d, 0))),
         };
         let engine = Self {
-            writer: Mutex::new(WriterState {
+            writer: Arc::new(Mutex::new(WriterState {
                 next_seq,
                 memory_count: store.memory_count()?,
                 checkpointed_seq: next_seq,
                 dimension_stored: stored_dimension.is_some(),
-            }),
+                rebuild_from: None,
+            })),
             dir,
-            store,
-            index: RwLock::new(index),
+            store: Arc::new(store),
+            index: Arc::new(RwLock::new(index)),
+            rebuild: Arc::default(),
+            auto_forget: Mutex::new(None),
             config,
             opened_at: Instant::now(),
             recovery,
@@ -103,6 +137,9 @@ impl Engine {
         };
         if engine.recovery.inserted > 0 || engine.recovery.deleted > 0 {
             engine.checkpoint()?;
+        }
+        if let Some(policy) = engine.config.auto_forget {
+            *engine.auto_forget.lock() = Some(AutoForgetWorker::spawn(engine.shared(), policy));
         }
         Ok(engine)
     }
@@ -202,13 +239,14 @@ impl Engine {
             normalize(&mut vector);
             let created_at = input.created_at.unwrap_or(now);
             let record = StoredMemory {
-                kind: crate::memory::MemoryKind::Episode,
+                kind: input.kind,
                 importance: input.importance,
                 created_at,
                 updated_at: now,
                 entity_id: input.entity_id,
                 content: input.content,
                 context: input.context,
+                superseded: false,
             };
             let id = MemoryId::new();
             let seq = writer.next_seq + i as u64;
@@ -237,7 +275,8 @@ impl Engine {
         }
         if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {
             index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
-            self.store.truncate_changelog_below(writer.next_seq)?;
+            self.store
+                .truncate_changelog_below(writer.truncatable_below())?;
             writer.checkpointed_seq = writer.next_seq;
         }
         drop(writer);
@@ -352,12 +391,7 @@ impl Engine {
     /// Writes a vector index checkpoint now and drops the changelog it covers.
     pub fn checkpoint(&self) -> Result<()> {
         let mut writer = self.writer.lock();
-        if let Some(index) = self.current_index() {
-            index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
-            self.store.truncate_changelog_below(writer.next_seq)?;
-        }
-        writer.checkpointed_seq = writer.next_seq;
-        Ok(())
+        self.shared().checkpoint_locked(&mut writer)
     }
 
     /// Checkpoints the index, flushes the store and refuses further calls.
@@ -365,6 +399,10 @@ impl Engine {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        if let Some(worker) = self.auto_forget.lock().take() {
+            worker.stop();
+        }
+        self.rebuild.cancel_and_join();
         let dirty = {
             let writer = self.writer.lock();
             writer.checkpointed_seq != writer.next_seq

@@ -79,6 +79,8 @@ pub struct RecallRequest {
     pub scoring_weights: ScoringWeights,
     /// Whether returned memories carry their embedding.
     pub include_embedding: bool,
+    /// Whether memories superseded by a revision may be returned (default false).
+    pub include_superseded: bool,
 }
 
 impl RecallRequest {
@@ -93,6 +95,7 @@ impl RecallRequest {
             ef_search: None,
             scoring_weights: ScoringWeights::default(),
             include_embedding: false,
+            include_superseded: false,
         }
     }
 

@@ -2,5 +2,9 @@
 
 mod common;
 mod crash_recovery;
+mod edges_revise;
 mod engine_api;
+mod forget_cascade;
+mod forget_purge;
 mod hnsw_recall;
+mod index_rebuild;
