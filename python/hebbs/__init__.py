@@ -27,6 +27,7 @@ from hebbs.errors import (
 from hebbs.types import (
     Edge,
     EdgeType,
+    ForgetResult,
     HealthStatus,
     Memory,
     MemoryKind,
@@ -36,6 +37,7 @@ from hebbs.types import (
     ScoringWeights,
     StrategyDetail,
     StrategyError,
+    Tombstone,
 )
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "Edge",
     "EdgeType",
     "EmbeddingError",
+    "ForgetResult",
     "HealthStatus",
     "Hebbs",
     "HebbsError",
@@ -61,5 +64,6 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "Tombstone",
     "__version__",
 ]

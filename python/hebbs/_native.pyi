@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 
 __all__ = [
     "DEFAULT_EF_SEARCH",
+    "DEFAULT_FORGET_LIMIT",
     "DEFAULT_IMPORTANCE",
     "DEFAULT_TOP_K",
     "MAX_CONTENT_BYTES",
@@ -17,6 +18,7 @@ __all__ = [
     "CorruptionError",
     "Edge",
     "EdgeType",
+    "ForgetResult",
     "HealthStatus",
     "HebbsError",
     "HebbsIOError",
@@ -32,6 +34,7 @@ __all__ = [
     "StorageError",
     "StrategyDetail",
     "StrategyError",
+    "Tombstone",
     "__version__",
 ]
 
@@ -42,6 +45,7 @@ DEFAULT_TOP_K: int
 MAX_TOP_K: int
 DEFAULT_IMPORTANCE: float
 MAX_CONTENT_BYTES: int
+DEFAULT_FORGET_LIMIT: int
 
 class HebbsError(Exception): ...
 
@@ -196,6 +200,34 @@ class HealthStatus:
     def uptime_seconds(self) -> int: ...
 
 @final
+class ForgetResult:
+    @property
+    def forgotten_count(self) -> int: ...
+    @property
+    def cascade_count(self) -> int: ...
+    @property
+    def tombstone_count(self) -> int: ...
+    @property
+    def truncated(self) -> bool: ...
+
+@final
+class Tombstone:
+    @property
+    def id(self) -> bytes: ...
+    @property
+    def id_hex(self) -> str: ...
+    @property
+    def entity_id(self) -> str | None: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def created_at(self) -> int: ...
+    @property
+    def forgotten_at(self) -> int: ...
+    @property
+    def content_sha256(self) -> str: ...
+
+@final
 class NativeEngine:
     def __new__(
         cls,
@@ -205,6 +237,9 @@ class NativeEngine:
         ef_construction: int | None = None,
         ef_search: int | None = None,
         sync_writes: bool = False,
+        auto_forget_floor: float | None = None,
+        auto_forget_interval: float | None = None,
+        auto_forget_limit: int | None = None,
     ) -> NativeEngine: ...
     def remember(
         self,
@@ -215,6 +250,7 @@ class NativeEngine:
         entity_id: str | None = None,
         edges: Iterable[Edge] | None = None,
         created_at: int | None = None,
+        kind: MemoryKind | str | None = None,
     ) -> Memory: ...
     def remember_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
@@ -230,6 +266,7 @@ class NativeEngine:
         ef_search: int | None = None,
         scoring_weights: ScoringWeights | None = None,
         include_embedding: bool = False,
+        include_superseded: bool = False,
     ) -> RecallOutput: ...
     def health(self) -> HealthStatus: ...
     def checkpoint(self) -> None: ...
@@ -238,3 +275,27 @@ class NativeEngine:
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
+    def add_edges(self, id: bytes | str, edges: Iterable[Edge]) -> None: ...
+    def revise(
+        self,
+        id: bytes | str,
+        content: str | None = None,
+        embedding: NDArray[np.float32] | None = None,
+        importance: float | None = None,
+        context: dict[str, Any] | None = None,
+        entity_id: str | None = None,
+    ) -> Memory: ...
+    def lineage(self, id: bytes | str) -> list[Memory]: ...
+    def forget(
+        self,
+        ids: Iterable[bytes | str] | None = None,
+        entity_id: str | None = None,
+        older_than: int | None = None,
+        importance_below: float | None = None,
+        kind: MemoryKind | str | None = None,
+        purge: bool = False,
+        limit: int = ...,
+    ) -> ForgetResult: ...
+    def forget_decayed(self, floor: float, limit: int = ...) -> ForgetResult: ...
+    def tombstone(self, id: bytes | str) -> Tombstone | None: ...
+    def tombstones(self, after: bytes | str | None = None, limit: int = ...) -> list[Tombstone]: ...

@@ -11,6 +11,7 @@ from typing import Any, Union
 from hebbs._native import (
     Edge,
     EdgeType,
+    ForgetResult,
     HealthStatus,
     Memory,
     MemoryKind,
@@ -19,6 +20,7 @@ from hebbs._native import (
     ScoringWeights,
     StrategyDetail,
     StrategyError,
+    Tombstone,
 )
 
 if sys.version_info >= (3, 11):
@@ -42,11 +44,13 @@ class RememberItem(TypedDict):
     edges: NotRequired[Sequence[Edge]]
     created_at: NotRequired[TimestampLike | None]
     embedding: NotRequired[Any]
+    kind: NotRequired[MemoryKind | str | None]
 
 
 __all__ = [
     "Edge",
     "EdgeType",
+    "ForgetResult",
     "HealthStatus",
     "Memory",
     "MemoryIdLike",
@@ -58,4 +62,5 @@ __all__ = [
     "StrategyDetail",
     "StrategyError",
     "TimestampLike",
+    "Tombstone",
 ]

@@ -6,6 +6,7 @@ mod detach;
 mod engine;
 mod errors;
 mod json;
+mod lifecycle;
 mod slot;
 mod types;
 
@@ -23,6 +24,10 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MAX_TOP_K", hebbs_core::recall::MAX_TOP_K)?;
     module.add("DEFAULT_IMPORTANCE", hebbs_core::engine::DEFAULT_IMPORTANCE)?;
     module.add("MAX_CONTENT_BYTES", hebbs_core::memory::MAX_CONTENT_BYTES)?;
+    module.add(
+        "DEFAULT_FORGET_LIMIT",
+        hebbs_core::forget::DEFAULT_FORGET_LIMIT,
+    )?;
     errors::register(module)?;
     module.add_class::<engine::NativeEngine>()?;
     module.add_class::<types::Memory>()?;
@@ -35,5 +40,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::StrategyError>()?;
     module.add_class::<types::RecallOutput>()?;
     module.add_class::<types::HealthStatus>()?;
+    module.add_class::<lifecycle::ForgetResult>()?;
+    module.add_class::<lifecycle::Tombstone>()?;
     Ok(())
 }

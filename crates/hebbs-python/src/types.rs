@@ -23,7 +23,7 @@ pub fn extract_id(object: &Bound<'_, PyAny>, field: &str) -> PyResult<MemoryId> 
 }
 
 /// What a memory is.
-#[pyclass(eq, eq_int, frozen, hash, module = "hebbs")]
+#[pyclass(eq, eq_int, frozen, hash, from_py_object, module = "hebbs")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemoryKind {
     /// A stored event or observation.

@@ -9,7 +9,15 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from hebbs.cli.values import from_micros
-from hebbs.types import Edge, HealthStatus, Memory, RecallOutput, RecallResult, StrategyDetail
+from hebbs.types import (
+    Edge,
+    ForgetResult,
+    HealthStatus,
+    Memory,
+    RecallOutput,
+    RecallResult,
+    StrategyDetail,
+)
 
 #: A JSON object as the ``json`` module writes it.
 JsonObject = dict[str, Any]
@@ -148,6 +156,30 @@ def health_text(status: HealthStatus) -> str:
             ("uptime_seconds", str(status.uptime_seconds)),
         ]
     )
+
+
+def forget_json(result: ForgetResult) -> JsonObject:
+    """A forget result as a JSON object."""
+    return {
+        "forgotten_count": result.forgotten_count,
+        "cascade_count": result.cascade_count,
+        "tombstone_count": result.tombstone_count,
+        "truncated": result.truncated,
+    }
+
+
+def forget_text(result: ForgetResult) -> str:
+    """A forget result as ``key  value`` lines, with a hint when more remain."""
+    text = key_values(
+        [
+            ("forgotten", str(result.forgotten_count)),
+            ("cascaded", str(result.cascade_count)),
+            ("tombstones", str(result.tombstone_count)),
+        ]
+    )
+    if result.truncated:
+        text += "\nmore memories match: run the same command again to continue"
+    return text
 
 
 def recall_json(output: RecallOutput) -> JsonObject:

@@ -8,7 +8,13 @@ import argparse
 from typing import Final, NoReturn
 
 from hebbs import __version__
-from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K, MAX_EF_SEARCH, MAX_TOP_K
+from hebbs._native import (
+    DEFAULT_FORGET_LIMIT,
+    DEFAULT_IMPORTANCE,
+    DEFAULT_TOP_K,
+    MAX_EF_SEARCH,
+    MAX_TOP_K,
+)
 from hebbs.cli import values
 from hebbs.cli.errors import UsageError
 
@@ -28,6 +34,10 @@ examples:
   {PROG} recall --strategy temporal --entity-id acme --since 7d
   {PROG} recall "latest on pricing" --weights 0.3:0.5:0.2:0
   {PROG} get ID
+  {PROG} revise ID --content "Discount approved at 12%"
+  {PROG} forget ID
+  {PROG} forget --entity-id acme --purge
+  {PROG} forget --older-than 90d --importance-below 0.3
   {PROG} demo
 """
 
@@ -53,6 +63,8 @@ def build_parser() -> CliParser:
     _add_remember(commands)
     _add_recall(commands)
     _add_get(commands)
+    _add_revise(commands)
+    _add_forget(commands)
     _add_health(commands)
     _add_demo(commands)
     return parser
@@ -173,6 +185,56 @@ def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument("id", metavar="ID", help="the memory id (32 hex digits)")
     sub.add_argument(
         "--with-embedding", action="store_true", help="also print the stored embedding"
+    )
+
+
+def _add_revise(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "revise", "store a revision that supersedes a memory")
+    sub.add_argument("id", metavar="ID", help="the memory to revise (32 hex digits)")
+    sub.add_argument("--content", metavar="TEXT", help="the new text (embedded again)")
+    sub.add_argument(
+        "--importance", metavar="F", type=values.importance, help="the new importance in 0..1"
+    )
+    sub.add_argument(
+        "--context", metavar="JSON", type=values.context_object, help="the new context object"
+    )
+    sub.add_argument("--entity-id", metavar="E", help="the new entity")
+
+
+def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands,
+        "forget",
+        "forget memories (and what derives from them); selectors are AND-combined",
+    )
+    sub.add_argument("ids", metavar="ID", nargs="*", help="memories to forget (32 hex digits)")
+    sub.add_argument("--entity-id", metavar="E", help="everything about entity E")
+    sub.add_argument(
+        "--older-than",
+        metavar="T",
+        type=values.timestamp,
+        help="created before T: ISO 8601, microseconds since the epoch, or 7d ago",
+    )
+    sub.add_argument(
+        "--importance-below",
+        metavar="F",
+        type=values.importance,
+        help="importance below F (0..1)",
+    )
+    sub.add_argument(
+        "--kind", metavar="KIND", choices=values.MEMORY_KINDS, help="episode, insight or revision"
+    )
+    sub.add_argument(
+        "--purge",
+        action="store_true",
+        help="also compact the store so the erased bytes leave the disk",
+    )
+    sub.add_argument(
+        "--limit",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_FORGET_LIMIT,
+        help=f"most memories per call (default {DEFAULT_FORGET_LIMIT}); run again to continue",
     )
 
 
