@@ -78,6 +78,8 @@ def test_revise_supersedes_and_lineage_reads_back(mem: hebbs.Hebbs) -> None:
     assert ids_of(timeline) == [third.id]
 
     assert [m.id for m in mem.lineage(first.id)] == [first.id, second.id, third.id]
+    assert [m.superseded for m in mem.lineage(first.id)] == [True, True, False]
+    assert mem.get(first.id).superseded
     assert [m.content for m in mem.lineage(third.id_hex)] == [PRICE_V1, PRICE_V2, PRICE_V2]
 
     count = mem.health().memory_count

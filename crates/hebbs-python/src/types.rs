@@ -226,6 +226,9 @@ pub struct Memory {
     /// What this memory is.
     #[pyo3(get)]
     kind: MemoryKind,
+    /// Whether a revision supersedes it.
+    #[pyo3(get)]
+    superseded: bool,
     /// The embedding (float32 array), when asked for.
     #[pyo3(get)]
     embedding: Option<Py<PyAny>>,
@@ -249,6 +252,7 @@ impl Memory {
             access_count: memory.access_count,
             decay_score: memory.decay_score,
             kind: memory.kind.into(),
+            superseded: memory.superseded,
         })
     }
 }

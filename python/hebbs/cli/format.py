@@ -78,6 +78,7 @@ def memory_json(memory: Memory) -> JsonObject:
     payload: JsonObject = {
         "id": memory.id_hex,
         "kind": memory.kind.value,
+        "superseded": memory.superseded,
         "content": memory.content,
         "entity_id": memory.entity_id,
         "importance": json_float(memory.importance),

@@ -138,6 +138,11 @@ impl Engine {
         if engine.recovery.inserted > 0 || engine.recovery.deleted > 0 {
             engine.checkpoint()?;
         }
+        if let Some(index) = engine.current_index() {
+            engine
+                .shared()
+                .maybe_rebuild(&mut engine.writer.lock(), &index);
+        }
         if let Some(policy) = engine.config.auto_forget {
             *engine.auto_forget.lock() = Some(AutoForgetWorker::spawn(engine.shared(), policy));
         }

@@ -63,6 +63,8 @@ pub struct Memory {
     pub decay_score: f32,
     /// What this memory is.
     pub kind: MemoryKind,
+    /// Whether a revision supersedes it (recall returns it only when asked to).
+    pub superseded: bool,
     /// The embedding, only when asked for.
     pub embedding: Option<Vec<f32>>,
 }
@@ -96,6 +98,7 @@ impl Memory {
             last_accessed_at,
             access_count,
             kind: stored.kind,
+            superseded: stored.superseded,
             embedding,
         }
     }

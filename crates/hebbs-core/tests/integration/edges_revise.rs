@@ -200,7 +200,13 @@ fn revise_supersedes_and_recall_skips_superseded_unless_asked() {
         .map(|memory| memory.id)
         .collect();
     assert_eq!(chain, vec![first.id, second.id, third.id]);
-    assert_eq!(engine.lineage(&first.id).unwrap().len(), 3);
+    let flags: Vec<bool> = engine
+        .lineage(&first.id)
+        .unwrap()
+        .iter()
+        .map(|memory| memory.superseded)
+        .collect();
+    assert_eq!(flags, vec![true, true, false]);
     assert_eq!(engine.lineage(&other.id).unwrap().len(), 1);
 
     let error = engine
