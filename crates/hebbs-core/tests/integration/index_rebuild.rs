@@ -124,3 +124,34 @@ fn rebuild_past_the_threshold_keeps_concurrent_writes_and_forgets() {
     assert_eq!(engine.health().memory_count, live.len() as u64);
     check(&engine);
 }
+
+#[test]
+fn a_rebuild_cut_short_by_close_resumes_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(23);
+    let vectors = clustered(&mut rng, 2000, 20, DIM, 0.4);
+    let engine = open(dir.path());
+    let inputs: Vec<RememberInput> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, vector)| input(&format!("m{i}"), vector.clone(), None, None))
+        .collect();
+    let ids: Vec<MemoryId> = engine
+        .remember_many(inputs)
+        .unwrap()
+        .iter()
+        .map(|memory| memory.id)
+        .collect();
+    engine
+        .forget(&ForgetRequest::ids(ids[..600].to_vec()))
+        .unwrap();
+    drop(engine);
+    let engine = open(dir.path());
+    engine.wait_for_index_rebuild();
+    assert_eq!(
+        engine.index_slots(),
+        (1400, 0),
+        "whether the first rebuild finished before close or open started another"
+    );
+    assert_eq!(top1(&engine, &vectors[1000]), Some(ids[1000]));
+}
