@@ -95,9 +95,9 @@ impl Engine {
                 format!("memory {id} is superseded by {newer}; revise the newest revision"),
             ));
         }
-        let index = self
-            .current_index()
-            .ok_or_else(|| HebbsError::NotFound { id: id.to_hex() })?;
+        let index = self.current_index().ok_or_else(|| {
+            HebbsError::corrupt("store", "it holds memories but has no vector dimension")
+        })?;
         let vector = match input.embedding {
             Some(mut vector) => {
                 if vector.len() != index.dimension() {
