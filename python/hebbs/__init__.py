@@ -30,6 +30,7 @@ from hebbs.types import (
     Edge,
     EdgeType,
     ExpansionEdge,
+    ForgetResult,
     HealthStatus,
     Memory,
     MemoryKind,
@@ -42,6 +43,7 @@ from hebbs.types import (
     StrategyDetail,
     StrategyError,
     SubscribePush,
+    Tombstone,
 )
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "EdgeType",
     "EmbeddingError",
     "ExpansionEdge",
+    "ForgetResult",
     "HealthStatus",
     "Hebbs",
     "HebbsError",
@@ -74,5 +77,6 @@ __all__ = [
     "SubscribePush",
     "Subscription",
     "TextIndexError",
+    "Tombstone",
     "__version__",
 ]

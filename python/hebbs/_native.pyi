@@ -11,6 +11,7 @@ __all__ = [
     "DEFAULT_CAUSAL_DEPTH",
     "DEFAULT_CONFIDENCE_THRESHOLD",
     "DEFAULT_EF_SEARCH",
+    "DEFAULT_FORGET_LIMIT",
     "DEFAULT_GRAPH_CONTEXT",
     "DEFAULT_IMPORTANCE",
     "DEFAULT_LIST_LIMIT",
@@ -28,6 +29,7 @@ __all__ = [
     "Edge",
     "EdgeType",
     "ExpansionEdge",
+    "ForgetResult",
     "HealthStatus",
     "HebbsError",
     "HebbsIOError",
@@ -48,6 +50,7 @@ __all__ = [
     "StrategyError",
     "SubscribePush",
     "TextIndexError",
+    "Tombstone",
     "__version__",
 ]
 
@@ -68,6 +71,7 @@ MAX_CONTENT_BYTES: int
 DEFAULT_CONFIDENCE_THRESHOLD: float
 DEFAULT_QUEUE_CAPACITY: int
 MAX_QUEUE_CAPACITY: int
+DEFAULT_FORGET_LIMIT: int
 
 class HebbsError(Exception): ...
 
@@ -145,6 +149,8 @@ class Memory:
     def decay_score(self) -> float: ...
     @property
     def kind(self) -> MemoryKind: ...
+    @property
+    def superseded(self) -> bool: ...
     @property
     def embedding(self) -> NDArray[np.float32] | None: ...
 
@@ -327,6 +333,34 @@ class NativeSubscription:
     def closed(self) -> bool: ...
 
 @final
+class ForgetResult:
+    @property
+    def forgotten_count(self) -> int: ...
+    @property
+    def cascade_count(self) -> int: ...
+    @property
+    def tombstone_count(self) -> int: ...
+    @property
+    def truncated(self) -> bool: ...
+
+@final
+class Tombstone:
+    @property
+    def id(self) -> bytes: ...
+    @property
+    def id_hex(self) -> str: ...
+    @property
+    def entity_id(self) -> str | None: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def created_at(self) -> int: ...
+    @property
+    def forgotten_at(self) -> int: ...
+    @property
+    def content_sha256(self) -> str: ...
+
+@final
 class NativeEngine:
     def __new__(
         cls,
@@ -336,6 +370,9 @@ class NativeEngine:
         ef_construction: int | None = None,
         ef_search: int | None = None,
         sync_writes: bool = False,
+        auto_forget_floor: float | None = None,
+        auto_forget_interval: float | None = None,
+        auto_forget_limit: int | None = None,
     ) -> NativeEngine: ...
     def remember(
         self,
@@ -347,6 +384,7 @@ class NativeEngine:
         edges: Iterable[Edge] | None = None,
         created_at: int | None = None,
         session_id: str | None = None,
+        kind: MemoryKind | str | None = None,
     ) -> Memory: ...
     def remember_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
@@ -373,6 +411,7 @@ class NativeEngine:
         min_relevance: float | None = None,
         graph_context: int = ...,
         session_id: str | None = None,
+        include_superseded: bool = False,
     ) -> RecallOutput: ...
     def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...
@@ -400,3 +439,27 @@ class NativeEngine:
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
+    def add_edges(self, id: bytes | str, edges: Iterable[Edge]) -> None: ...
+    def revise(
+        self,
+        id: bytes | str,
+        content: str | None = None,
+        embedding: NDArray[np.float32] | None = None,
+        importance: float | None = None,
+        context: dict[str, Any] | None = None,
+        entity_id: str | None = None,
+    ) -> Memory: ...
+    def lineage(self, id: bytes | str) -> list[Memory]: ...
+    def forget(
+        self,
+        ids: Iterable[bytes | str] | None = None,
+        entity_id: str | None = None,
+        older_than: int | None = None,
+        importance_below: float | None = None,
+        kind: MemoryKind | str | None = None,
+        purge: bool = False,
+        limit: int = ...,
+    ) -> ForgetResult: ...
+    def forget_decayed(self, floor: float, limit: int = ...) -> ForgetResult: ...
+    def tombstone(self, id: bytes | str) -> Tombstone | None: ...
+    def tombstones(self, after: bytes | str | None = None, limit: int = ...) -> list[Tombstone]: ...

@@ -8,6 +8,7 @@ import asyncio
 import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Callable, TypeVar
 
 from hebbs._native import (
@@ -22,11 +23,19 @@ from hebbs._native import (
     DEFAULT_RRF_K,
     DEFAULT_TOP_K,
 )
-from hebbs.engine import DEFAULT_STRATEGIES, EmbedderLike, Hebbs, StrategyLike
+from hebbs.engine import (
+    DEFAULT_STRATEGIES,
+    DEFAULT_TOMBSTONE_PAGE,
+    EmbedderLike,
+    Hebbs,
+    KindLike,
+    StrategyLike,
+)
 from hebbs.subscription import AsyncSubscription
 from hebbs.types import (
     Edge,
     EdgeType,
+    ForgetResult,
     HealthStatus,
     Memory,
     MemoryIdLike,
@@ -34,6 +43,7 @@ from hebbs.types import (
     RecallOutput,
     ScoringWeights,
     TimestampLike,
+    Tombstone,
 )
 
 T = TypeVar("T")
@@ -61,6 +71,9 @@ class AsyncHebbs:
         ef_construction: int | None = None,
         ef_search: int | None = None,
         sync_writes: bool = False,
+        auto_forget_floor: float | None = None,
+        auto_forget_interval: float | timedelta | None = None,
+        auto_forget_limit: int | None = None,
     ) -> AsyncHebbs:
         """Opens the database in ``path``; the arguments are those of :meth:`Hebbs.open`."""
         engine = await _in_thread(
@@ -72,6 +85,9 @@ class AsyncHebbs:
             ef_construction=ef_construction,
             ef_search=ef_search,
             sync_writes=sync_writes,
+            auto_forget_floor=auto_forget_floor,
+            auto_forget_interval=auto_forget_interval,
+            auto_forget_limit=auto_forget_limit,
         )
         return cls(engine)
 
@@ -90,6 +106,7 @@ class AsyncHebbs:
         created_at: TimestampLike | None = None,
         embedding: Any = None,
         session_id: str | None = None,
+        kind: KindLike | None = None,
     ) -> Memory:
         """See :meth:`Hebbs.remember`."""
         return await _in_thread(
@@ -102,6 +119,7 @@ class AsyncHebbs:
             created_at=created_at,
             embedding=embedding,
             session_id=session_id,
+            kind=kind,
         )
 
     async def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
@@ -135,6 +153,7 @@ class AsyncHebbs:
         graph_context: int = DEFAULT_GRAPH_CONTEXT,
         session_id: str | None = None,
         force_regex: bool = False,
+        include_superseded: bool = False,
     ) -> RecallOutput:
         """See :meth:`Hebbs.recall`."""
         return await _in_thread(
@@ -159,6 +178,7 @@ class AsyncHebbs:
             graph_context=graph_context,
             session_id=session_id,
             force_regex=force_regex,
+            include_superseded=include_superseded,
         )
 
     async def get_chat_context(
@@ -214,6 +234,70 @@ class AsyncHebbs:
             queue_capacity=queue_capacity,
         )
         return AsyncSubscription(subscription)
+
+    async def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:
+        """See :meth:`Hebbs.add_edges`."""
+        await _in_thread(self._engine.add_edges, id, list(edges))
+
+    async def revise(
+        self,
+        id: MemoryIdLike,
+        content: str | None = None,
+        importance: float | None = None,
+        context: Mapping[str, Any] | None = None,
+        embedding: Any = None,
+        entity_id: str | None = None,
+    ) -> Memory:
+        """See :meth:`Hebbs.revise`."""
+        return await _in_thread(
+            self._engine.revise,
+            id,
+            content=content,
+            importance=importance,
+            context=context,
+            embedding=embedding,
+            entity_id=entity_id,
+        )
+
+    async def lineage(self, id: MemoryIdLike) -> list[Memory]:
+        """See :meth:`Hebbs.lineage`."""
+        return await _in_thread(self._engine.lineage, id)
+
+    async def forget(
+        self,
+        ids: Sequence[MemoryIdLike] | None = None,
+        entity_id: str | None = None,
+        older_than: TimestampLike | None = None,
+        importance_below: float | None = None,
+        kind: KindLike | None = None,
+        purge: bool = False,
+        limit: int | None = None,
+    ) -> ForgetResult:
+        """See :meth:`Hebbs.forget`."""
+        return await _in_thread(
+            self._engine.forget,
+            ids=ids,
+            entity_id=entity_id,
+            older_than=older_than,
+            importance_below=importance_below,
+            kind=kind,
+            purge=purge,
+            limit=limit,
+        )
+
+    async def forget_decayed(self, floor: float, limit: int | None = None) -> ForgetResult:
+        """See :meth:`Hebbs.forget_decayed`."""
+        return await _in_thread(self._engine.forget_decayed, floor, limit=limit)
+
+    async def tombstone(self, id: MemoryIdLike) -> Tombstone | None:
+        """See :meth:`Hebbs.tombstone`."""
+        return await _in_thread(self._engine.tombstone, id)
+
+    async def tombstones(
+        self, after: MemoryIdLike | None = None, limit: int = DEFAULT_TOMBSTONE_PAGE
+    ) -> list[Tombstone]:
+        """See :meth:`Hebbs.tombstones`."""
+        return await _in_thread(self._engine.tombstones, after=after, limit=limit)
 
     async def health(self) -> HealthStatus:
         """See :meth:`Hebbs.health`."""

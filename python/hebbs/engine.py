@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Callable, Union
 
 import numpy as np
@@ -16,6 +17,7 @@ from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
     DEFAULT_CONFIDENCE_THRESHOLD,
+    DEFAULT_FORGET_LIMIT,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
@@ -25,13 +27,16 @@ from hebbs._native import (
     DEFAULT_TOP_K,
     Edge,
     EdgeType,
+    ForgetResult,
     HealthStatus,
     Memory,
+    MemoryKind,
     NativeEngine,
     PrimeOutput,
     RecallOutput,
     RecallStrategyConfig,
     ScoringWeights,
+    Tombstone,
 )
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError
@@ -44,6 +49,10 @@ EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+#: Tombstones one ``tombstones`` call returns when not told otherwise.
+DEFAULT_TOMBSTONE_PAGE = 100
+#: What ``kind=`` accepts: a :class:`MemoryKind` or its name.
+KindLike = Union[MemoryKind, str]
 
 #: Strategies that never read the cue's embedding.
 _TEXT_ONLY_STRATEGIES = frozenset({"temporal", "keyword", "regex"})
@@ -76,6 +85,9 @@ class Hebbs:
         ef_construction: int | None = None,
         ef_search: int | None = None,
         sync_writes: bool = False,
+        auto_forget_floor: float | None = None,
+        auto_forget_interval: float | timedelta | None = None,
+        auto_forget_limit: int | None = None,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -83,7 +95,16 @@ class Hebbs:
         first use), or pass an :class:`~hebbs.embedder.Embedder` or any callable
         ``list[str] -> array [n, d]``. HNSW parameters default to M=16, ef_construction=200,
         ef_search=50. ``sync_writes`` fsyncs every write (survives power loss, slower).
+
+        ``auto_forget_floor`` switches on the automatic decay pass (off by default): every
+        ``auto_forget_interval`` (seconds or a timedelta, default one hour) a background thread
+        forgets up to ``auto_forget_limit`` memories whose decay score is below the floor.
         """
+        interval = (
+            auto_forget_interval.total_seconds()
+            if isinstance(auto_forget_interval, timedelta)
+            else auto_forget_interval
+        )
         native = NativeEngine(
             os.fspath(path),
             dimension=dimension,
@@ -91,6 +112,9 @@ class Hebbs:
             ef_construction=ef_construction,
             ef_search=ef_search,
             sync_writes=sync_writes,
+            auto_forget_floor=auto_forget_floor,
+            auto_forget_interval=interval,
+            auto_forget_limit=auto_forget_limit,
         )
         return cls(native, embedder)
 
@@ -125,9 +149,11 @@ class Hebbs:
         created_at: TimestampLike | None = None,
         embedding: Any = None,
         session_id: str | None = None,
+        kind: KindLike | None = None,
     ) -> Memory:
         """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
-        records it as part of that conversation (see :meth:`get_chat_context`)."""
+        records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
+        ``episode`` (default) or ``insight``; revisions are made by :meth:`revise`."""
         _check_content(content, "content")
         vector = (
             to_vector(embedding, "embedding")
@@ -143,6 +169,7 @@ class Hebbs:
             edges=list(edges),
             created_at=to_micros(created_at, "created_at"),
             session_id=session_id,
+            kind=kind,
         )
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
@@ -205,6 +232,7 @@ class Hebbs:
         graph_context: int = DEFAULT_GRAPH_CONTEXT,
         session_id: str | None = None,
         force_regex: bool = False,
+        include_superseded: bool = False,
     ) -> RecallOutput:
         """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
@@ -224,6 +252,7 @@ class Hebbs:
         (``expansion_context``). ``min_relevance`` drops weaker candidates and reports how many
         in ``below_threshold``. ``session_id`` records the returned memories for
         :meth:`get_chat_context`.
+        Memories a revision superseded are left out unless ``include_superseded``.
         """
         if force_regex:
             strategies = ["regex"]
@@ -256,7 +285,98 @@ class Hebbs:
             min_relevance=min_relevance,
             graph_context=graph_context,
             session_id=session_id,
+            include_superseded=include_superseded,
         )
+
+    def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:
+        """Adds edges from memory ``id`` to existing memories, stored in both directions. All
+        or nothing: a missing target raises :class:`~hebbs.errors.InvalidInputError` naming
+        ``edges[i].target``."""
+        self._native.add_edges(id, list(edges))
+
+    def revise(
+        self,
+        id: MemoryIdLike,
+        content: str | None = None,
+        importance: float | None = None,
+        context: Mapping[str, Any] | None = None,
+        embedding: Any = None,
+        entity_id: str | None = None,
+    ) -> Memory:
+        """Stores a revision of memory ``id`` and returns it.
+
+        The revision (kind ``revision``) supersedes ``id``: recall leaves ``id`` out unless
+        ``include_superseded``. Fields left None are inherited; new ``content`` is embedded
+        with the embedder unless ``embedding`` is given, and without new content the old
+        vector is kept.
+        """
+        vector = None
+        if embedding is not None:
+            vector = to_vector(embedding, "embedding")
+        elif content is not None:
+            _check_content(content, "content")
+            vector = self._embed([content], query=False)[0]
+        return self._native.revise(
+            id,
+            content=content,
+            embedding=vector,
+            importance=importance,
+            context=dict(context) if context is not None else None,
+            entity_id=entity_id,
+        )
+
+    def lineage(self, id: MemoryIdLike) -> list[Memory]:
+        """The revision chain through ``id``, oldest first."""
+        return self._native.lineage(id)
+
+    def forget(
+        self,
+        ids: Sequence[MemoryIdLike] | None = None,
+        entity_id: str | None = None,
+        older_than: TimestampLike | None = None,
+        importance_below: float | None = None,
+        kind: KindLike | None = None,
+        purge: bool = False,
+        limit: int | None = None,
+    ) -> ForgetResult:
+        """Forgets memories, with everything derived from them.
+
+        The selectors are AND-combined and at least one is needed: ``ids``, ``entity_id``
+        (erasure of everything about the entity), ``older_than`` (created before),
+        ``importance_below``, ``kind``. At most ``limit`` memories go per call (default
+        ``DEFAULT_FORGET_LIMIT``); ``truncated`` in the result says to call again. Vectors,
+        edges both ways, access counters, the timeline entry and insights derived from a
+        forgotten memory go too; each erased memory leaves a tombstone (a hash of the content,
+        never the content). ``purge`` also compacts the store so the bytes leave the disk.
+        """
+        if isinstance(ids, (str, bytes)):
+            raise invalid("ids", "expected a list of ids, not a single id")
+        return self._native.forget(
+            ids=None if ids is None else list(ids),
+            entity_id=entity_id,
+            older_than=to_micros(older_than, "older_than"),
+            importance_below=importance_below,
+            kind=kind,
+            purge=purge,
+            limit=_count(limit, "limit"),
+        )
+
+    def forget_decayed(self, floor: float, limit: int | None = None) -> ForgetResult:
+        """Forgets up to ``limit`` memories whose decay score is below ``floor``."""
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)):
+            raise invalid("floor", "must be a number")
+        return self._native.forget_decayed(float(floor), limit=_count(limit, "limit"))
+
+    def tombstone(self, id: MemoryIdLike) -> Tombstone | None:
+        """The tombstone of forgotten memory ``id``, or None."""
+        return self._native.tombstone(id)
+
+    def tombstones(
+        self, after: MemoryIdLike | None = None, limit: int = DEFAULT_TOMBSTONE_PAGE
+    ) -> list[Tombstone]:
+        """Up to ``limit`` tombstones in id order; pass the last id as ``after`` for the next
+        page."""
+        return self._native.tombstones(after=after, limit=_count(limit, field="limit"))
 
     def get_chat_context(self, session_id: str, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
         """The memories conversation ``session_id`` touched (remembered with it, or returned
@@ -382,6 +502,7 @@ _REMEMBER_KEYS = frozenset(
         "created_at",
         "embedding",
         "session_id",
+        "kind",
     }
 )
 
@@ -397,3 +518,14 @@ def _strategy_names(items: Sequence[StrategyLike]) -> set[str]:
     return {
         item.strategy if isinstance(item, RecallStrategyConfig) else item.lower() for item in items
     }
+
+
+def _count(value: object, field: str) -> int:
+    """A positive int (``None`` means :data:`DEFAULT_FORGET_LIMIT`)."""
+    if value is None:
+        return DEFAULT_FORGET_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise invalid(field, "must be an int")
+    if value < 1:
+        raise invalid(field, f"{value} is not positive")
+    return value

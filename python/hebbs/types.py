@@ -12,6 +12,7 @@ from hebbs._native import (
     Edge,
     EdgeType,
     ExpansionEdge,
+    ForgetResult,
     HealthStatus,
     Memory,
     MemoryKind,
@@ -23,6 +24,7 @@ from hebbs._native import (
     StrategyDetail,
     StrategyError,
     SubscribePush,
+    Tombstone,
 )
 
 if sys.version_info >= (3, 11):
@@ -47,12 +49,14 @@ class RememberItem(TypedDict):
     created_at: NotRequired[TimestampLike | None]
     embedding: NotRequired[Any]
     session_id: NotRequired[str | None]
+    kind: NotRequired[MemoryKind | str | None]
 
 
 __all__ = [
     "Edge",
     "EdgeType",
     "ExpansionEdge",
+    "ForgetResult",
     "HealthStatus",
     "Memory",
     "MemoryIdLike",
@@ -67,4 +71,5 @@ __all__ = [
     "StrategyError",
     "SubscribePush",
     "TimestampLike",
+    "Tombstone",
 ]

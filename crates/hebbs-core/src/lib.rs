@@ -23,15 +23,17 @@
 mod codec;
 pub mod engine;
 pub mod error;
+pub mod forget;
 pub mod index;
 pub mod memory;
 pub mod recall;
 pub mod store;
 pub mod subscribe;
 
-pub use engine::{Engine, EngineConfig, HealthStatus, RememberInput};
+pub use engine::{AutoForget, Engine, EngineConfig, HealthStatus, RememberInput, RevisionInput};
 pub use error::{HebbsError, Result};
-pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind};
+pub use forget::{ForgetRequest, ForgetResult};
+pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, Tombstone};
 pub use recall::{
     CausalDirection, PrimeOutput, PrimeRequest, RecallOutput, RecallRequest, RecallResult,
     ScoringWeights, Strategy, StrategyConfig, StrategyDetail, StrategyError,

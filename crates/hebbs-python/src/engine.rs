@@ -2,10 +2,13 @@
 //! arguments into owned Rust values, then calls the engine through [`engine_call`] (GIL released),
 //! then converts the answer.
 
-use hebbs_core::engine::RememberInput;
+use std::time::Duration;
+
+use hebbs_core::engine::{AutoForget, RememberInput, RevisionInput};
+use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
 use hebbs_core::recall::{PrimeRequest, RecallRequest, Strategy, StrategyConfig};
-use hebbs_core::{Engine, EngineConfig};
+use hebbs_core::{Engine, EngineConfig, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -13,12 +16,15 @@ use pyo3::types::{PyDict, PyList};
 use crate::detach::engine_call;
 use crate::errors::{invalid, to_py_err};
 use crate::json::dict_to_map;
+use crate::lifecycle::{
+    extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
+};
 use crate::recall_types::{
     extract_direction, extract_edge_types, PrimeOutput, RecallStrategyConfig,
 };
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
-use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
+use crate::types::{extract_id, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
 /// names in errors.
@@ -32,16 +38,7 @@ fn with_context_and_edges(
         input.context = dict_to_map(object, &format!("{prefix}context"))?;
     }
     if let Some(object) = edges.filter(|object| !object.is_none()) {
-        input.edges = object
-            .try_iter()?
-            .enumerate()
-            .map(|(i, item)| {
-                item?
-                    .extract::<Edge>()
-                    .map(|edge| edge.inner)
-                    .map_err(|_| invalid(&format!("{prefix}edges[{i}]"), "expected an Edge"))
-            })
-            .collect::<PyResult<Vec<_>>>()?;
+        input.edges = extract_edges(object, &format!("{prefix}edges"))?;
     }
     Ok(input)
 }
@@ -99,7 +96,8 @@ pub struct NativeEngine {
 impl NativeEngine {
     /// Opens (creating if needed) the database in directory `path`.
     #[new]
-    #[pyo3(signature = (path, dimension = None, m = None, ef_construction = None, ef_search = None, sync_writes = false))]
+    #[pyo3(signature = (path, dimension = None, m = None, ef_construction = None, ef_search = None, sync_writes = false, auto_forget_floor = None, auto_forget_interval = None, auto_forget_limit = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         path: std::path::PathBuf,
@@ -108,7 +106,12 @@ impl NativeEngine {
         ef_construction: Option<usize>,
         ef_search: Option<usize>,
         sync_writes: bool,
+        auto_forget_floor: Option<f32>,
+        auto_forget_interval: Option<f64>,
+        auto_forget_limit: Option<usize>,
     ) -> PyResult<Self> {
+        let auto_forget =
+            auto_forget_policy(auto_forget_floor, auto_forget_interval, auto_forget_limit)?;
         let defaults = HnswParams::default();
         let config = EngineConfig {
             hnsw: HnswParams {
@@ -118,6 +121,7 @@ impl NativeEngine {
             },
             dimension,
             sync_writes,
+            auto_forget,
             ..EngineConfig::default()
         };
         let engine = engine_call(py, move || Engine::open(path, config))?;
@@ -127,7 +131,7 @@ impl NativeEngine {
     }
 
     /// Stores one memory; `embedding` is a float32 vector.
-    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None))]
+    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None, kind = None))]
     #[allow(clippy::too_many_arguments)]
     fn remember(
         &self,
@@ -140,6 +144,7 @@ impl NativeEngine {
         edges: Option<&Bound<'_, PyAny>>,
         created_at: Option<u64>,
         session_id: Option<String>,
+        kind: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Memory> {
         let embedding = vector_of(&embedding, "embedding")?;
         let mut input = with_context_and_edges(
@@ -149,6 +154,9 @@ impl NativeEngine {
             "",
         )?;
         input.session_id = session_id;
+        if let Some(kind) = kind.filter(|kind| !kind.is_none()) {
+            input.kind = extract_kind(kind, "kind")?;
+        }
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.remember(input))?;
         Memory::from_core(py, memory)
@@ -211,12 +219,16 @@ impl NativeEngine {
                 created_at,
             );
             input.session_id = session_id;
-            inputs.push(with_context_and_edges(
+            let mut input = with_context_and_edges(
                 input,
                 field("context")?.as_ref(),
                 field("edges")?.as_ref(),
                 &prefix,
-            )?);
+            )?;
+            if let Some(kind) = field("kind")? {
+                input.kind = extract_kind(&kind, &format!("{prefix}kind"))?;
+            }
+            inputs.push(input);
         }
         let engine = self.slot.get().map_err(to_py_err)?;
         let memories = engine_call(py, move || engine.remember_many(inputs))?;
@@ -242,7 +254,7 @@ impl NativeEngine {
 
     /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
     /// needed by `similarity` and `analogical`, and by `causal` without a seed.
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None))]
+    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false))]
     #[allow(clippy::too_many_arguments)]
     fn recall(
         &self,
@@ -266,6 +278,7 @@ impl NativeEngine {
         min_relevance: Option<f32>,
         graph_context: usize,
         session_id: Option<String>,
+        include_superseded: bool,
     ) -> PyResult<RecallOutput> {
         let strategies = match strategies {
             Some(items) => items
@@ -306,6 +319,7 @@ impl NativeEngine {
             cue_context,
             scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
             include_embedding,
+            include_superseded,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.recall(&request))?;
@@ -436,4 +450,153 @@ impl NativeEngine {
     fn closed(&self) -> bool {
         self.slot.get().is_err()
     }
+
+    /// Adds edges from memory `id` to existing memories, both directions, all or nothing.
+    fn add_edges(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        edges: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let id = extract_id(id, "id")?;
+        let edges = extract_edges(edges, "edges")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.add_edges(&id, &edges))
+    }
+
+    /// Stores a revision of memory `id`; fields left None are inherited.
+    #[pyo3(signature = (id, content = None, embedding = None, importance = None, context = None, entity_id = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn revise(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        content: Option<String>,
+        embedding: Option<PyReadonlyArray1<'_, f32>>,
+        importance: Option<f32>,
+        context: Option<&Bound<'_, PyAny>>,
+        entity_id: Option<String>,
+    ) -> PyResult<Memory> {
+        let id = extract_id(id, "id")?;
+        let input = RevisionInput {
+            content,
+            embedding: embedding
+                .map(|array| vector_of(&array, "embedding"))
+                .transpose()?,
+            importance,
+            context: context
+                .filter(|object| !object.is_none())
+                .map(|object| dict_to_map(object, "context"))
+                .transpose()?,
+            entity_id,
+        };
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let memory = engine_call(py, move || engine.revise(&id, input))?;
+        Memory::from_core(py, memory)
+    }
+
+    /// The revision chain through memory `id`, oldest first.
+    fn lineage(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Vec<Memory>> {
+        let id = extract_id(id, "id")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let memories = engine_call(py, move || engine.lineage(&id))?;
+        memories
+            .into_iter()
+            .map(|memory| Memory::from_core(py, memory))
+            .collect()
+    }
+
+    /// Forgets what the AND-combined selectors pick, at most `limit`, with the cascade.
+    #[pyo3(signature = (ids = None, entity_id = None, older_than = None, importance_below = None, kind = None, purge = false, limit = DEFAULT_FORGET_LIMIT))]
+    #[allow(clippy::too_many_arguments)]
+    fn forget(
+        &self,
+        py: Python<'_>,
+        ids: Option<&Bound<'_, PyAny>>,
+        entity_id: Option<String>,
+        older_than: Option<u64>,
+        importance_below: Option<f32>,
+        kind: Option<&Bound<'_, PyAny>>,
+        purge: bool,
+        limit: usize,
+    ) -> PyResult<ForgetResult> {
+        let request = ForgetRequest {
+            ids: ids
+                .filter(|object| !object.is_none())
+                .map(|object| extract_ids(object, "ids"))
+                .transpose()?,
+            entity_id,
+            older_than_us: older_than,
+            importance_below,
+            kind: kind
+                .filter(|object| !object.is_none())
+                .map(|object| extract_kind(object, "kind"))
+                .transpose()?,
+            purge,
+            limit,
+        };
+        let engine = self.slot.get().map_err(to_py_err)?;
+        Ok(engine_call(py, move || engine.forget(&request))?.into())
+    }
+
+    /// Forgets up to `limit` memories whose decay score is below `floor`.
+    #[pyo3(signature = (floor, limit = DEFAULT_FORGET_LIMIT))]
+    fn forget_decayed(&self, py: Python<'_>, floor: f32, limit: usize) -> PyResult<ForgetResult> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        Ok(engine_call(py, move || engine.forget_decayed(floor, limit))?.into())
+    }
+
+    /// The tombstone of forgotten memory `id`, or None.
+    fn tombstone(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<Tombstone>> {
+        let id = extract_id(id, "id")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        Ok(engine_call(py, move || engine.tombstone(&id))?.map(Into::into))
+    }
+
+    /// Up to `limit` tombstones in id order, after id `after` when given.
+    #[pyo3(signature = (after = None, limit = DEFAULT_FORGET_LIMIT))]
+    fn tombstones(
+        &self,
+        py: Python<'_>,
+        after: Option<&Bound<'_, PyAny>>,
+        limit: usize,
+    ) -> PyResult<Vec<Tombstone>> {
+        let after = extract_after(after)?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let found = engine_call(py, move || engine.tombstones(after.as_ref(), limit))?;
+        Ok(found.into_iter().map(Into::into).collect())
+    }
+}
+
+/// The automatic decay pass from `open`'s arguments: on when a floor is given.
+fn auto_forget_policy(
+    floor: Option<f32>,
+    interval_seconds: Option<f64>,
+    limit: Option<usize>,
+) -> PyResult<Option<AutoForget>> {
+    let Some(floor) = floor else {
+        if interval_seconds.is_some() || limit.is_some() {
+            return Err(invalid(
+                "auto_forget_floor",
+                "is required when auto_forget_interval or auto_forget_limit is given",
+            ));
+        }
+        return Ok(None);
+    };
+    let mut policy = AutoForget::with_floor(floor);
+    if let Some(seconds) = interval_seconds {
+        policy.interval = Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|interval| !interval.is_zero())
+            .ok_or_else(|| {
+                invalid(
+                    "auto_forget_interval",
+                    "must be a positive number of seconds",
+                )
+            })?;
+    }
+    if let Some(limit) = limit {
+        policy.limit = limit;
+    }
+    Ok(Some(policy))
 }

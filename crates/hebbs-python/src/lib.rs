@@ -6,6 +6,7 @@ mod detach;
 mod engine;
 mod errors;
 mod json;
+mod lifecycle;
 mod recall_types;
 mod slot;
 mod subscription;
@@ -56,6 +57,10 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
         "MAX_QUEUE_CAPACITY",
         hebbs_core::subscribe::MAX_QUEUE_CAPACITY,
     )?;
+    module.add(
+        "DEFAULT_FORGET_LIMIT",
+        hebbs_core::forget::DEFAULT_FORGET_LIMIT,
+    )?;
     errors::register(module)?;
     module.add_class::<engine::NativeEngine>()?;
     module.add_class::<types::Memory>()?;
@@ -73,5 +78,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<recall_types::PrimeOutput>()?;
     module.add_class::<subscription::NativeSubscription>()?;
     module.add_class::<subscription::SubscribePush>()?;
+    module.add_class::<lifecycle::ForgetResult>()?;
+    module.add_class::<lifecycle::Tombstone>()?;
     Ok(())
 }

@@ -23,7 +23,7 @@ pub fn extract_id(object: &Bound<'_, PyAny>, field: &str) -> PyResult<MemoryId> 
 }
 
 /// What a memory is.
-#[pyclass(eq, eq_int, frozen, hash, module = "hebbs")]
+#[pyclass(eq, eq_int, frozen, hash, from_py_object, module = "hebbs")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemoryKind {
     /// A stored event or observation.
@@ -233,6 +233,9 @@ pub struct Memory {
     /// What this memory is.
     #[pyo3(get)]
     kind: MemoryKind,
+    /// Whether a revision supersedes it.
+    #[pyo3(get)]
+    superseded: bool,
     /// The embedding (float32 array), when asked for.
     #[pyo3(get)]
     embedding: Option<Py<PyAny>>,
@@ -256,6 +259,7 @@ impl Memory {
             access_count: memory.access_count,
             decay_score: memory.decay_score,
             kind: memory.kind.into(),
+            superseded: memory.superseded,
         })
     }
 }

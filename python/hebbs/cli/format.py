@@ -11,6 +11,7 @@ from typing import Any, Final
 from hebbs.cli.values import from_micros
 from hebbs.types import (
     Edge,
+    ForgetResult,
     HealthStatus,
     Memory,
     PrimeOutput,
@@ -79,6 +80,7 @@ def memory_json(memory: Memory) -> JsonObject:
     payload: JsonObject = {
         "id": memory.id_hex,
         "kind": memory.kind.value,
+        "superseded": memory.superseded,
         "content": memory.content,
         "entity_id": memory.entity_id,
         "importance": json_float(memory.importance),
@@ -157,6 +159,30 @@ def health_text(status: HealthStatus) -> str:
             ("uptime_seconds", str(status.uptime_seconds)),
         ]
     )
+
+
+def forget_json(result: ForgetResult) -> JsonObject:
+    """A forget result as a JSON object."""
+    return {
+        "forgotten_count": result.forgotten_count,
+        "cascade_count": result.cascade_count,
+        "tombstone_count": result.tombstone_count,
+        "truncated": result.truncated,
+    }
+
+
+def forget_text(result: ForgetResult) -> str:
+    """A forget result as ``key  value`` lines, with a hint when more remain."""
+    text = key_values(
+        [
+            ("forgotten", str(result.forgotten_count)),
+            ("cascaded", str(result.cascade_count)),
+            ("tombstones", str(result.tombstone_count)),
+        ]
+    )
+    if result.truncated:
+        text += "\nmore memories match: run the same command again to continue"
+    return text
 
 
 def recall_json(output: RecallOutput | PrimeOutput) -> JsonObject:

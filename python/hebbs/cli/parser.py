@@ -11,6 +11,7 @@ from hebbs import __version__
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_FORGET_LIMIT,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
@@ -44,6 +45,10 @@ examples:
   {PROG} recall "INC4711 invoice export" --strategy hybrid --min-relevance 0.3
   {PROG} recall 'INC\\d{{4}}' --regex
   {PROG} get ID
+  {PROG} revise ID --content "Discount approved at 12%"
+  {PROG} forget ID
+  {PROG} forget --entity-id acme --purge
+  {PROG} forget --older-than 90d --importance-below 0.3
   {PROG} demo
 """
 
@@ -69,6 +74,8 @@ def build_parser() -> CliParser:
     _add_remember(commands)
     _add_recall(commands)
     _add_get(commands)
+    _add_revise(commands)
+    _add_forget(commands)
     _add_health(commands)
     _add_prime(commands)
     _add_sessions(commands)
@@ -289,6 +296,56 @@ def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument("id", metavar="ID", help="the memory id (32 hex digits)")
     sub.add_argument(
         "--with-embedding", action="store_true", help="also print the stored embedding"
+    )
+
+
+def _add_revise(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "revise", "store a revision that supersedes a memory")
+    sub.add_argument("id", metavar="ID", help="the memory to revise (32 hex digits)")
+    sub.add_argument("--content", metavar="TEXT", help="the new text (embedded again)")
+    sub.add_argument(
+        "--importance", metavar="F", type=values.importance, help="the new importance in 0..1"
+    )
+    sub.add_argument(
+        "--context", metavar="JSON", type=values.context_object, help="the new context object"
+    )
+    sub.add_argument("--entity-id", metavar="E", help="the new entity")
+
+
+def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands,
+        "forget",
+        "forget memories (and what derives from them); selectors are AND-combined",
+    )
+    sub.add_argument("ids", metavar="ID", nargs="*", help="memories to forget (32 hex digits)")
+    sub.add_argument("--entity-id", metavar="E", help="everything about entity E")
+    sub.add_argument(
+        "--older-than",
+        metavar="T",
+        type=values.timestamp,
+        help="created before T: ISO 8601, microseconds since the epoch, or 7d ago",
+    )
+    sub.add_argument(
+        "--importance-below",
+        metavar="F",
+        type=values.importance,
+        help="importance below F (0..1)",
+    )
+    sub.add_argument(
+        "--kind", metavar="KIND", choices=values.MEMORY_KINDS, help="episode, insight or revision"
+    )
+    sub.add_argument(
+        "--purge",
+        action="store_true",
+        help="also compact the store so the erased bytes leave the disk",
+    )
+    sub.add_argument(
+        "--limit",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_FORGET_LIMIT,
+        help=f"most memories per call (default {DEFAULT_FORGET_LIMIT}); run again to continue",
     )
 
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands
+from hebbs.cli import commands, lifecycle
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
@@ -28,6 +28,8 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "remember": commands.remember,
     "recall": commands.recall,
     "get": commands.get,
+    "revise": lifecycle.revise,
+    "forget": lifecycle.forget,
     "health": commands.health,
     "prime": commands.prime,
     "chat-context": commands.chat_context,
@@ -64,6 +66,11 @@ FIELD_FLAGS: Final = {
     "min_relevance": "--min-relevance",
     "session_id": "--session",
     "graph_context": "--graph-context",
+    "ids": "ID",
+    "older_than": "--older-than",
+    "importance_below": "--importance-below",
+    "kind": "--kind",
+    "limit": "--limit",
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
 

@@ -16,6 +16,8 @@ from typing import Any, Final
 FIELD_SEPARATOR: Final = ":"
 #: Edge types, in the snake-case spelling the engine reports.
 EDGE_TYPES: Final = ("caused_by", "related_to", "followed_by", "revised_from", "insight_from")
+#: Memory kinds, as the engine names them.
+MEMORY_KINDS: Final = ("episode", "insight", "revision")
 #: Recall strategies the command line offers.
 STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical", "hybrid", "keyword")
 #: Directions of a causal walk: towards causes, towards effects, or both.

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::error::{HebbsError, Result};
 use crate::memory::{
-    Edge, MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES,
-    MAX_VECTOR_DIMENSION,
+    Edge, MemoryKind, MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY,
+    MAX_ENTITY_ID_BYTES, MAX_VECTOR_DIMENSION,
 };
 
 /// Importance given to a memory stored without one.
@@ -33,6 +33,9 @@ pub struct RememberInput {
     pub created_at: Option<u64>,
     /// The conversation this memory came from: recorded for `Engine::chat_context`.
     pub session_id: Option<String>,
+    /// What the memory is: an episode (default) or an insight. Revisions are made by
+    /// `revise` only.
+    pub kind: MemoryKind,
 }
 
 impl RememberInput {
@@ -47,6 +50,7 @@ impl RememberInput {
             edges: Vec::new(),
             created_at: None,
             session_id: None,
+            kind: MemoryKind::Episode,
         }
     }
 
@@ -54,26 +58,15 @@ impl RememberInput {
     /// write lock). `prefix` is prepended to field names.
     pub(crate) fn validate(&self, prefix: &str, now_us: u64) -> Result<()> {
         let field = |name: &str| format!("{prefix}{name}");
-        if self.content.trim().is_empty() {
-            return Err(HebbsError::invalid(field("content"), "must not be empty"));
-        }
-        if self.content.len() > MAX_CONTENT_BYTES {
-            return Err(HebbsError::invalid(
-                field("content"),
-                format!(
-                    "{} bytes exceeds the limit of {MAX_CONTENT_BYTES}",
-                    self.content.len()
-                ),
-            ));
-        }
+        check_content(&self.content, &field("content"))?;
         check_unit(self.importance, &field("importance"))?;
-        let context_len = serde_json::to_vec(&self.context).map_or(usize::MAX, |bytes| bytes.len());
-        if context_len > MAX_CONTEXT_BYTES {
+        if self.kind == MemoryKind::Revision {
             return Err(HebbsError::invalid(
-                field("context"),
-                format!("{context_len} bytes of JSON exceeds the limit of {MAX_CONTEXT_BYTES}"),
+                field("kind"),
+                "revisions are created by revise, not remember",
             ));
         }
+        check_context(&self.context, &field("context"))?;
         if let Some(entity) = &self.entity_id {
             check_entity_id(entity, &field("entity_id"))?;
         }
@@ -89,20 +82,54 @@ impl RememberInput {
             }
         }
         check_vector(&self.embedding, &field("embedding"))?;
-        if self.edges.len() > MAX_EDGES_PER_MEMORY {
-            return Err(HebbsError::invalid(
-                field("edges"),
-                format!(
-                    "{} edges exceeds the limit of {MAX_EDGES_PER_MEMORY}",
-                    self.edges.len()
-                ),
-            ));
-        }
-        for (i, edge) in self.edges.iter().enumerate() {
-            check_unit(edge.confidence, &field(&format!("edges[{i}].confidence")))?;
-        }
-        Ok(())
+        check_edges(&self.edges, prefix)
     }
+}
+
+/// Checks the count and confidences of edges; `prefix` goes before `edges` in field names.
+pub(crate) fn check_edges(edges: &[Edge], prefix: &str) -> Result<()> {
+    if edges.len() > MAX_EDGES_PER_MEMORY {
+        return Err(HebbsError::invalid(
+            format!("{prefix}edges"),
+            format!(
+                "{} edges exceeds the limit of {MAX_EDGES_PER_MEMORY}",
+                edges.len()
+            ),
+        ));
+    }
+    for (i, edge) in edges.iter().enumerate() {
+        check_unit(edge.confidence, &format!("{prefix}edges[{i}].confidence"))?;
+    }
+    Ok(())
+}
+
+/// Checks `content`: not blank, at most [`MAX_CONTENT_BYTES`].
+pub(crate) fn check_content(content: &str, field: &str) -> Result<()> {
+    if content.trim().is_empty() {
+        return Err(HebbsError::invalid(field, "must not be empty"));
+    }
+    if content.len() > MAX_CONTENT_BYTES {
+        return Err(HebbsError::invalid(
+            field,
+            format!(
+                "{} bytes exceeds the limit of {MAX_CONTENT_BYTES}",
+                content.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `context` serialises to at most [`MAX_CONTEXT_BYTES`] of JSON.
+pub(crate) fn check_context(context: &Map<String, Value>, field: &str) -> Result<()> {
+    let context_len = serde_json::to_vec(context).map_or(usize::MAX, |bytes| bytes.len());
+    if context_len > MAX_CONTEXT_BYTES {
+        return Err(HebbsError::invalid(
+            field,
+            format!("{context_len} bytes of JSON exceeds the limit of {MAX_CONTEXT_BYTES}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks `value` is a finite number in 0..=1.

@@ -1,14 +1,22 @@
 //! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
-//! `remember`, `get`, `recall` and `health`. It takes vectors; embedding text is the caller's job.
+//! `remember`, `get`, `recall` and `health`; `add_edges`, `revise`/`lineage` and
+//! `forget`/`forget_decayed` live in their own files. It takes vectors; embedding text is the
+//! caller's job.
 //!
 //! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth), `hnsw/`
 //! (the vector index checkpoint) and `text/` (the full-text index).
 
+mod auto_forget;
 mod clock;
 mod config;
+mod edges;
+mod forget;
 mod health;
 pub(crate) mod input;
+mod rebuild;
 mod recovery;
+mod revise;
+mod shared;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,10 +26,18 @@ use std::time::Instant;
 use parking_lot::{Mutex, RwLock};
 
 pub use clock::now_us;
-pub use config::{EngineConfig, DEFAULT_CHECKPOINT_INTERVAL};
+pub use config::{
+    AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
+};
 pub use health::HealthStatus;
+pub(crate) use input::{check_entity_id, check_unit};
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
+pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
+pub use revise::RevisionInput;
+
+use auto_forget::AutoForgetWorker;
+use rebuild::RebuildSlot;
 
 use crate::error::{HebbsError, Result};
 use crate::index::text::TextIndex;
@@ -52,16 +68,31 @@ struct WriterState {
     checkpointed_seq: u64,
     /// Whether the store has recorded its vector dimension (done with the first write).
     dimension_stored: bool,
+    /// While a background index rebuild runs: the changelog sequence it replays from, which
+    /// checkpoints must keep.
+    rebuild_from: Option<u64>,
+}
+
+impl WriterState {
+    /// Changelog entries below this may be dropped after a checkpoint.
+    fn truncatable_below(&self) -> u64 {
+        self.rebuild_from
+            .map_or(self.next_seq, |from| from.min(self.next_seq))
+    }
 }
 
 /// An open hebbs database. All methods take `&self` and are safe to call from many threads:
 /// writes are serialised, reads run concurrently.
 pub struct Engine {
     dir: PathBuf,
-    store: Store,
-    index: RwLock<Option<Arc<VectorIndex>>>,
+    store: Arc<Store>,
+    index: Arc<RwLock<Option<Arc<VectorIndex>>>>,
     text: Arc<TextIndex>,
-    writer: Mutex<WriterState>,
+    writer: Arc<Mutex<WriterState>>,
+    /// The background index rebuild, if one runs.
+    rebuild: Arc<RebuildSlot>,
+    /// The automatic decay pass, when configured.
+    auto_forget: Mutex<Option<AutoForgetWorker>>,
     config: EngineConfig,
     opened_at: Instant,
     recovery: Recovery,
@@ -100,16 +131,19 @@ impl Engine {
         let (text, text_replayed) = recovery::open_text_index(&store, &dir.join(TEXT_DIR))?;
         recovery.text_replayed = text_replayed;
         let engine = Self {
-            writer: Mutex::new(WriterState {
+            writer: Arc::new(Mutex::new(WriterState {
                 next_seq,
                 memory_count: store.memory_count()?,
                 checkpointed_seq: next_seq,
                 dimension_stored: stored_dimension.is_some(),
-            }),
+                rebuild_from: None,
+            })),
             dir,
-            store,
-            index: RwLock::new(index),
+            store: Arc::new(store),
+            index: Arc::new(RwLock::new(index)),
             text,
+            rebuild: Arc::default(),
+            auto_forget: Mutex::new(None),
             config,
             opened_at: Instant::now(),
             recovery,
@@ -121,6 +155,14 @@ impl Engine {
             || engine.recovery.text_replayed > 0
         {
             engine.checkpoint()?;
+        }
+        if let Some(index) = engine.current_index() {
+            engine
+                .shared()
+                .maybe_rebuild(&mut engine.writer.lock(), &index);
+        }
+        if let Some(policy) = engine.config.auto_forget {
+            *engine.auto_forget.lock() = Some(AutoForgetWorker::spawn(engine.shared(), policy));
         }
         Ok(engine)
     }
@@ -220,13 +262,14 @@ impl Engine {
             normalize(&mut vector);
             let created_at = input.created_at.unwrap_or(now);
             let record = StoredMemory {
-                kind: crate::memory::MemoryKind::Episode,
+                kind: input.kind,
                 importance: input.importance,
                 created_at,
                 updated_at: now,
                 entity_id: input.entity_id,
                 content: input.content,
                 context: input.context,
+                superseded: false,
             };
             let id = MemoryId::new();
             let seq = writer.next_seq + i as u64;
@@ -271,7 +314,8 @@ impl Engine {
         if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {
             self.text.commit()?;
             index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
-            self.store.truncate_changelog_below(writer.next_seq)?;
+            self.store
+                .truncate_changelog_below(writer.truncatable_below())?;
             writer.checkpointed_seq = writer.next_seq;
         }
         drop(writer);
@@ -471,13 +515,7 @@ impl Engine {
     /// Writes a vector index checkpoint now and drops the changelog it covers.
     pub fn checkpoint(&self) -> Result<()> {
         let mut writer = self.writer.lock();
-        self.text.commit()?;
-        if let Some(index) = self.current_index() {
-            index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
-            self.store.truncate_changelog_below(writer.next_seq)?;
-        }
-        writer.checkpointed_seq = writer.next_seq;
-        Ok(())
+        self.shared().checkpoint_locked(&mut writer)
     }
 
     /// Checkpoints the index, flushes the store and refuses further calls.
@@ -486,6 +524,10 @@ impl Engine {
             return Ok(());
         }
         self.subscriptions.close_all();
+        if let Some(worker) = self.auto_forget.lock().take() {
+            worker.stop();
+        }
+        self.rebuild.cancel_and_join();
         let dirty = {
             let writer = self.writer.lock();
             writer.checkpointed_seq != writer.next_seq

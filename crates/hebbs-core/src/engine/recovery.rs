@@ -1,9 +1,12 @@
 //! Bringing the derived indexes in line with the store on open: load the vector index checkpoint
 //! (and the full-text index's last commit), then replay the changelog after it. Without a usable
 //! checkpoint an index is rebuilt from the store. Replay is idempotent (ids already indexed are
-//! skipped or replaced), so a crash at any point ends with indexes equal to the store.
+//! skipped or replaced), so a crash at any point ends with indexes equal to the store. The
+//! background vector index rebuild uses the same two steps (stream the vectors, then replay the
+//! changelog from where it started).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::Result;
 use crate::index::text::TextIndex;
@@ -47,24 +50,39 @@ pub fn open_index(
         None => {
             let count = store.memory_count()? as usize;
             let index = VectorIndex::new(params, dimension, count);
-            recovery.inserted += rebuild(store, &index)?;
+            recovery.inserted += rebuild(store, &index, &AtomicBool::new(false))?;
             (index, 0)
         }
     };
+    replay(store, &index, from_seq, &mut recovery)?;
+    Ok((index, recovery))
+}
+
+/// Applies the changelog from `from_seq` on to `index`; returns the sequence after the last
+/// entry applied (`from_seq` if there was none). Idempotent: inserts of indexed ids and of
+/// memories since forgotten are skipped.
+pub(super) fn replay(
+    store: &Store,
+    index: &VectorIndex,
+    from_seq: u64,
+    recovery: &mut Recovery,
+) -> Result<u64> {
+    let mut next = from_seq;
     let mut pending: Vec<MemoryId> = Vec::new();
     for entry in store.changelog_from(from_seq) {
         let entry = entry?;
+        next = entry.seq + 1;
         match entry.op {
             ChangeOp::Insert if !index.contains(&entry.id) => {
                 pending.push(entry.id);
                 if pending.len() == REPLAY_BATCH {
-                    recovery.inserted += insert_ids(store, &index, &pending)?;
+                    recovery.inserted += insert_ids(store, index, &pending)?;
                     pending.clear();
                 }
             }
             ChangeOp::Insert => {}
             ChangeOp::Delete => {
-                recovery.inserted += insert_ids(store, &index, &pending)?;
+                recovery.inserted += insert_ids(store, index, &pending)?;
                 pending.clear();
                 if index.delete(&entry.id) {
                     recovery.deleted += 1;
@@ -72,15 +90,19 @@ pub fn open_index(
             }
         }
     }
-    recovery.inserted += insert_ids(store, &index, &pending)?;
-    Ok((index, recovery))
+    recovery.inserted += insert_ids(store, index, &pending)?;
+    Ok(next)
 }
 
-/// Inserts every stored vector (full rebuild), streaming the `vectors` column family.
-fn rebuild(store: &Store, index: &VectorIndex) -> Result<usize> {
+/// Inserts every stored vector (full rebuild), streaming the `vectors` column family; stops
+/// early (with what it inserted) once `cancelled` is set.
+pub(super) fn rebuild(store: &Store, index: &VectorIndex, cancelled: &AtomicBool) -> Result<usize> {
     let mut inserted = 0;
     let mut batch: Vec<(MemoryId, Vec<f32>)> = Vec::with_capacity(REPLAY_BATCH);
     for item in store.scan_vectors() {
+        if cancelled.load(Ordering::Acquire) {
+            return Ok(inserted);
+        }
         batch.push(item?);
         if batch.len() == REPLAY_BATCH {
             inserted += insert_vectors(store, index, &batch)?;

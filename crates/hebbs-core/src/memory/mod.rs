@@ -1,10 +1,12 @@
-//! The data model of seed 003: memories, their ids, kinds and edges, and the limits on each field.
+//! The data model of seed 003: memories, their ids, kinds and edges, the limits on each field,
+//! and the tombstone a forgotten memory leaves for audit.
 
 mod edge;
 mod id;
 mod kind;
 mod limits;
 mod record;
+mod tombstone;
 
 pub use edge::{Edge, EdgeType, DEFAULT_EDGE_CONFIDENCE};
 pub use id::MemoryId;
@@ -13,4 +15,5 @@ pub use limits::{
     MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES,
     MAX_VECTOR_DIMENSION,
 };
-pub use record::{Memory, StoredMemory};
+pub use record::{Memory, RecordHeader, StoredMemory};
+pub use tombstone::{content_sha256, Tombstone};

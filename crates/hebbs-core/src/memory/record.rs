@@ -4,9 +4,12 @@
 //! in the `access` column family (updated by a merge operator) and the vector in `vectors`.
 //! [`Memory`] is the assembled view returned to callers.
 //!
-//! Record layout, version 1, little-endian:
-//! `version u8 | kind u8 | importance f32 | created_at u64 | updated_at u64 |
+//! Record layout, version 2, little-endian:
+//! `version u8 | kind u8 | flags u8 | importance f32 | created_at u64 | updated_at u64 |
 //!  has_entity u8 | [entity_len u32 | entity] | content_len u32 | content | context_len u32 | context JSON`
+//!
+//! Version 1 records (written before revisions existed) have no `flags` byte and decode with
+//! every flag clear. Flags: bit 0 = superseded by a revision.
 
 use serde_json::{Map, Value};
 
@@ -14,7 +17,26 @@ use super::{MemoryId, MemoryKind};
 use crate::codec::Reader;
 use crate::error::{HebbsError, Result};
 
-const RECORD_VERSION: u8 = 1;
+/// The version written by [`StoredMemory::encode`].
+const RECORD_VERSION: u8 = 2;
+/// The version before the flags byte; still read.
+const RECORD_VERSION_NO_FLAGS: u8 = 1;
+/// Flag bit: a revision supersedes this memory.
+const FLAG_SUPERSEDED: u8 = 0b1;
+
+/// The fixed-size header of a record, read without decoding text or context: what ranking and
+/// forgetting need per candidate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecordHeader {
+    /// What the memory is.
+    pub kind: MemoryKind,
+    /// Importance, 0..=1.
+    pub importance: f32,
+    /// Creation time, microseconds.
+    pub created_at: u64,
+    /// Whether a revision supersedes it (recall skips it unless asked).
+    pub superseded: bool,
+}
 
 /// A memory as returned by the engine (seed 003 `Memory`).
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +63,8 @@ pub struct Memory {
     pub decay_score: f32,
     /// What this memory is.
     pub kind: MemoryKind,
+    /// Whether a revision supersedes it (recall returns it only when asked to).
+    pub superseded: bool,
     /// The embedding, only when asked for.
     pub embedding: Option<Vec<f32>>,
 }
@@ -74,6 +98,7 @@ impl Memory {
             last_accessed_at,
             access_count,
             kind: stored.kind,
+            superseded: stored.superseded,
             embedding,
         }
     }
@@ -96,6 +121,8 @@ pub struct StoredMemory {
     pub content: String,
     /// Structured metadata.
     pub context: Map<String, Value>,
+    /// Whether a revision supersedes this memory.
+    pub superseded: bool,
 }
 
 impl StoredMemory {
@@ -108,9 +135,10 @@ impl StoredMemory {
         };
         let entity_len = self.entity_id.as_ref().map_or(0, String::len);
         let mut out =
-            Vec::with_capacity(34 + entity_len + 4 + self.content.len() + 4 + context.len());
+            Vec::with_capacity(35 + entity_len + 4 + self.content.len() + 4 + context.len());
         out.push(RECORD_VERSION);
         out.push(self.kind.code());
+        out.push(if self.superseded { FLAG_SUPERSEDED } else { 0 });
         out.extend_from_slice(&self.importance.to_le_bytes());
         out.extend_from_slice(&self.created_at.to_le_bytes());
         out.extend_from_slice(&self.updated_at.to_le_bytes());
@@ -126,34 +154,16 @@ impl StoredMemory {
         out
     }
 
-    /// Reads only `(importance, created_at)` from an encoded record, without decoding the text
-    /// or the context: what ranking a candidate needs.
-    pub fn peek_scoring_fields(bytes: &[u8]) -> Result<(f32, u64)> {
-        let mut reader = Reader::new(bytes, "memory record");
-        if reader.u8()? != RECORD_VERSION {
-            return Err(HebbsError::corrupt("memory record", "unknown version"));
-        }
-        reader.u8()?;
-        let importance = f32::from_le_bytes(reader.array()?);
-        let created_at = u64::from_le_bytes(reader.array()?);
-        Ok((importance, created_at))
+    /// Reads only the header (kind, importance, created_at, flags) from an encoded record,
+    /// without decoding the text or the context: what ranking a candidate needs.
+    pub fn peek_scoring_fields(bytes: &[u8]) -> Result<RecordHeader> {
+        read_header(&mut Reader::new(bytes, "memory record"))
     }
 
     /// Parses a record written by [`StoredMemory::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self> {
         let mut reader = Reader::new(bytes, "memory record");
-        let version = reader.u8()?;
-        if version != RECORD_VERSION {
-            return Err(HebbsError::corrupt(
-                "memory record",
-                format!("unknown version {version}"),
-            ));
-        }
-        let code = reader.u8()?;
-        let kind = MemoryKind::from_code(code)
-            .ok_or_else(|| HebbsError::corrupt("memory record", format!("unknown kind {code}")))?;
-        let importance = f32::from_le_bytes(reader.array()?);
-        let created_at = u64::from_le_bytes(reader.array()?);
+        let header = read_header(&mut reader)?;
         let updated_at = u64::from_le_bytes(reader.array()?);
         let entity_id = match reader.u8()? {
             0 => None,
@@ -168,15 +178,43 @@ impl StoredMemory {
                 .map_err(|e| HebbsError::corrupt("memory record", format!("context: {e}")))?
         };
         Ok(Self {
-            kind,
-            importance,
-            created_at,
+            kind: header.kind,
+            importance: header.importance,
+            created_at: header.created_at,
             updated_at,
             entity_id,
             content,
             context,
+            superseded: header.superseded,
         })
     }
+}
+
+/// Reads the version, kind, flags, importance and creation time.
+fn read_header(reader: &mut Reader<'_>) -> Result<RecordHeader> {
+    let flags = match reader.u8()? {
+        RECORD_VERSION => None,
+        RECORD_VERSION_NO_FLAGS => Some(0),
+        version => {
+            return Err(HebbsError::corrupt(
+                "memory record",
+                format!("unknown version {version}"),
+            ))
+        }
+    };
+    let code = reader.u8()?;
+    let kind = MemoryKind::from_code(code)
+        .ok_or_else(|| HebbsError::corrupt("memory record", format!("unknown kind {code}")))?;
+    let flags = match flags {
+        Some(flags) => flags,
+        None => reader.u8()?,
+    };
+    Ok(RecordHeader {
+        kind,
+        importance: f32::from_le_bytes(reader.array()?),
+        created_at: u64::from_le_bytes(reader.array()?),
+        superseded: flags & FLAG_SUPERSEDED != 0,
+    })
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -202,6 +240,7 @@ mod tests {
             key in "[a-z]{1,8}",
             value in any::<i64>(),
             kind_index in 0usize..3,
+            superseded in any::<bool>(),
         ) {
             let mut context = Map::new();
             context.insert(key, Value::from(value));
@@ -213,11 +252,17 @@ mod tests {
                 entity_id: entity,
                 content,
                 context,
+                superseded,
             };
             let bytes = record.encode();
             prop_assert_eq!(
                 StoredMemory::peek_scoring_fields(&bytes).unwrap(),
-                (record.importance, record.created_at)
+                RecordHeader {
+                    kind: record.kind,
+                    importance: record.importance,
+                    created_at: record.created_at,
+                    superseded,
+                }
             );
             prop_assert_eq!(StoredMemory::decode(&bytes).unwrap(), record);
         }
@@ -233,11 +278,35 @@ mod tests {
             entity_id: None,
             content: "hello".into(),
             context: Map::new(),
+            superseded: false,
         };
         let bytes = record.encode();
         assert!(matches!(
             StoredMemory::decode(&bytes[..bytes.len() - 2]),
             Err(HebbsError::Corruption { .. })
         ));
+    }
+
+    #[test]
+    fn version_one_records_decode_without_flags() {
+        let record = StoredMemory {
+            kind: MemoryKind::Insight,
+            importance: 0.25,
+            created_at: 7,
+            updated_at: 9,
+            entity_id: Some("acme".into()),
+            content: "written before revisions".into(),
+            context: Map::new(),
+            superseded: false,
+        };
+        let mut bytes = record.encode();
+        bytes.remove(2);
+        bytes[0] = RECORD_VERSION_NO_FLAGS;
+        assert_eq!(StoredMemory::decode(&bytes).unwrap(), record);
+        assert!(
+            !StoredMemory::peek_scoring_fields(&bytes)
+                .unwrap()
+                .superseded
+        );
     }
 }

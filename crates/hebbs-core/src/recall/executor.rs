@@ -122,7 +122,8 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
     merged
 }
 
-/// Scores every candidate from the record header and access counter alone, keeps the best
+/// Scores every candidate from the record header and access counter alone (skipping memories a
+/// revision superseded unless the request includes them), keeps the best
 /// `top_k`, and only then reads and assembles their full records. A temporal-only recall keeps
 /// its timeline order (newest first, seed 000) and still reports each composite score.
 fn score(
@@ -137,9 +138,19 @@ fn score(
     let mut ranked = Vec::with_capacity(merged.len());
     for (((id, relevance, details), record), stats) in merged.into_iter().zip(records).zip(access) {
         let Some(record) = record else { continue };
-        let (importance, created_at) = StoredMemory::peek_scoring_fields(&record)?;
-        let score = composite_score(weights, relevance, created_at, importance, stats.count, now);
-        ranked.push((score, created_at, stats.count, id, details, record));
+        let header = StoredMemory::peek_scoring_fields(&record)?;
+        if header.superseded && !context.request.include_superseded {
+            continue;
+        }
+        let score = composite_score(
+            weights,
+            relevance,
+            header.created_at,
+            header.importance,
+            stats.count,
+            now,
+        );
+        ranked.push((score, header.created_at, stats.count, id, details, record));
     }
     let request = context.request;
     if request.strategies.len() == 1 && request.strategies[0].strategy == Strategy::Temporal {

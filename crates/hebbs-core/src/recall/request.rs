@@ -71,6 +71,8 @@ pub struct RecallRequest {
     pub scoring_weights: ScoringWeights,
     /// Whether returned memories carry their embedding.
     pub include_embedding: bool,
+    /// Whether memories superseded by a revision may be returned (default false).
+    pub include_superseded: bool,
 }
 
 impl RecallRequest {
@@ -96,6 +98,7 @@ impl RecallRequest {
             cue_context: None,
             scoring_weights: ScoringWeights::default(),
             include_embedding: false,
+            include_superseded: false,
         }
     }
 

@@ -5,16 +5,19 @@ use rocksdb::WriteBatch;
 use super::access::AccessStats;
 use super::changelog::{ChangeOp, ChangelogEntry};
 use super::column_families::{
-    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, VECTORS,
+    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, TOMBSTONES, VECTORS,
 };
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
 use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
-use crate::memory::{Edge, MemoryId, StoredMemory};
+use super::purge::TouchedRanges;
+use crate::memory::{Edge, MemoryId, StoredMemory, Tombstone};
 
 /// Collects the writes of one operation; [`Store::commit`] applies them atomically.
 pub struct StoreBatch<'a> {
-    store: &'a Store,
+    pub(super) store: &'a Store,
     pub(super) batch: WriteBatch,
+    /// Key ranges of the deletes queued, for a purge after the commit.
+    pub(super) touched: TouchedRanges,
 }
 
 impl<'a> StoreBatch<'a> {
@@ -22,6 +25,7 @@ impl<'a> StoreBatch<'a> {
         Self {
             store,
             batch: WriteBatch::default(),
+            touched: TouchedRanges::default(),
         }
     }
 
@@ -47,17 +51,7 @@ impl<'a> StoreBatch<'a> {
         };
         self.batch.put_cf(store.cf(TEMPORAL), temporal.encode(), []);
         for edge in edges {
-            let confidence = edge.confidence.to_le_bytes();
-            self.batch.put_cf(
-                store.cf(EDGES_OUT),
-                edge_key(id, edge.edge_type, &edge.target),
-                confidence,
-            );
-            self.batch.put_cf(
-                store.cf(EDGES_IN),
-                edge_key(&edge.target, edge.edge_type, id),
-                confidence,
-            );
+            self.put_edge(id, edge);
         }
         let entry = ChangelogEntry {
             seq,
@@ -102,6 +96,37 @@ impl<'a> StoreBatch<'a> {
             self.store.cf(META),
             META_DIMENSION,
             (dimension as u64).to_le_bytes(),
+        );
+    }
+
+    /// Adds (or re-weights) the edge `source -> edge.target`, in both directions.
+    pub fn put_edge(&mut self, source: &MemoryId, edge: &Edge) {
+        let store = self.store;
+        let confidence = edge.confidence.to_le_bytes();
+        self.batch.put_cf(
+            store.cf(EDGES_OUT),
+            edge_key(source, edge.edge_type, &edge.target),
+            confidence,
+        );
+        self.batch.put_cf(
+            store.cf(EDGES_IN),
+            edge_key(&edge.target, edge.edge_type, source),
+            confidence,
+        );
+    }
+
+    /// Rewrites the record of an existing memory (same id, same temporal key).
+    pub fn put_record(&mut self, id: &MemoryId, record: &StoredMemory) {
+        self.batch
+            .put_cf(self.store.cf(MEMORIES), id.as_bytes(), record.encode());
+    }
+
+    /// Writes the audit record of a forgotten memory.
+    pub fn put_tombstone(&mut self, tombstone: &Tombstone) {
+        self.batch.put_cf(
+            self.store.cf(TOMBSTONES),
+            tombstone.id.as_bytes(),
+            tombstone.encode(),
         );
     }
 

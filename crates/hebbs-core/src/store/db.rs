@@ -26,7 +26,7 @@ pub(super) const META_DIMENSION: &[u8] = b"dimension";
 
 /// The RocksDB store of one hebbs database.
 pub struct Store {
-    db: DB,
+    pub(super) db: DB,
 }
 
 impl Store {

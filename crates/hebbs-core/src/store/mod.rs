@@ -1,15 +1,23 @@
-//! RocksDB, the source of truth: column families, key codecs, atomic write batches and scans.
+//! RocksDB, the source of truth: column families, key codecs, atomic write batches and scans,
+//! and the deletes and compactions that erase a forgotten memory.
 
 mod access;
 mod batch;
 mod changelog;
 mod column_families;
 mod db;
+mod erase;
 mod keys;
+mod purge;
+mod scans;
 
 pub use access::AccessStats;
 pub use batch::StoreBatch;
 pub use changelog::{ChangeOp, ChangelogEntry};
-pub use column_families::ALL_COLUMN_FAMILIES;
+pub use column_families::{
+    ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL,
+    TOMBSTONES, VECTORS,
+};
 pub use db::Store;
 pub use keys::{decode_vector, encode_vector, TemporalKey};
+pub use purge::TouchedRanges;

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: deterministic vectors and engine set-up.
 
-use hebbs_core::{Engine, EngineConfig, RememberInput};
+use hebbs_core::{Engine, EngineConfig, HebbsError, RememberInput};
 
 /// A small deterministic generator (SplitMix64), so tests need no RNG dependency.
 pub struct Rng(pub u64);
@@ -61,5 +61,13 @@ pub fn input(
         entity_id: entity.map(str::to_owned),
         created_at,
         ..RememberInput::new(content, vector)
+    }
+}
+
+/// The field an `InvalidInput` names; panics on any other error.
+pub fn field_of(error: HebbsError) -> String {
+    match error {
+        HebbsError::InvalidInput { field, .. } => field,
+        other => panic!("expected InvalidInput, got {other:?}"),
     }
 }

@@ -1,18 +1,11 @@
 //! The engine end to end on a real RocksDB store: remember, get, similarity and temporal recall,
 //! access reinforcement, bad input that leaves the store unchanged, and reopen equality.
 
-use crate::common::{input, normalized, open, Rng};
+use crate::common::{field_of, input, normalized, open, Rng};
 use hebbs_core::recall::{RecallRequest, Strategy};
 use hebbs_core::{Edge, EdgeType, HebbsError, MemoryId};
 
 const DIM: usize = 16;
-
-fn field_of(error: HebbsError) -> String {
-    match error {
-        HebbsError::InvalidInput { field, .. } => field,
-        other => panic!("expected InvalidInput, got {other:?}"),
-    }
-}
 
 #[test]
 fn remember_get_and_similarity_recall() {

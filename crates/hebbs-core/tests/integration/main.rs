@@ -3,9 +3,13 @@
 mod common;
 mod concurrency;
 mod crash_recovery;
+mod edges_revise;
 mod engine_api;
+mod forget_cascade;
+mod forget_purge;
 mod hnsw_recall;
 mod hybrid;
+mod index_rebuild;
 mod recall_strategies;
 mod subscribe;
 mod watchdog;

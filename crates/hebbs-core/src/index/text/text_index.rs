@@ -189,6 +189,20 @@ impl TextIndex {
         Ok(())
     }
 
+    /// Commits, then rewrites the index into one segment without deleted documents and removes
+    /// the old files, so the terms of erased content are gone from disk (`forget(purge=true)`).
+    pub fn purge(&self) -> Result<()> {
+        let mut state = self.writer.lock();
+        self.commit_locked(&mut state)?;
+        let segments = self.index.searchable_segment_ids()?;
+        if !segments.is_empty() {
+            state.writer.merge(&segments).wait()?;
+        }
+        self.reader.reload()?;
+        state.writer.garbage_collect_files().wait()?;
+        Ok(())
+    }
+
     /// Whether changes wait for a commit.
     pub fn is_dirty(&self) -> bool {
         self.dirty.load(Ordering::Acquire)

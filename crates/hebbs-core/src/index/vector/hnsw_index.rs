@@ -242,4 +242,14 @@ impl VectorIndex {
             .filter_map(|(slot, distance)| slots.live_id(slot).map(|id| Neighbor { id, distance }))
             .collect()
     }
+
+    /// Slots handed out, tombstoned ones included (what the graph holds).
+    pub fn slot_count(&self) -> usize {
+        self.slots.read().len()
+    }
+
+    /// Tombstoned slots: forgotten vectors the graph still holds until a rebuild.
+    pub fn deleted_count(&self) -> usize {
+        self.slots.read().deleted_len()
+    }
 }

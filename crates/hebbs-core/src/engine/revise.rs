@@ -1,0 +1,207 @@
+//! `revise` and `lineage`. A revision is a new memory of kind `revision` that supersedes the
+//! old one: it inherits every field the caller does not change, holds a `revised_from` edge to
+//! the old memory, and the old record is rewritten with its superseded flag, all in one write
+//! batch. Recall skips superseded memories unless the request includes them; `lineage` walks
+//! the `revised_from` chain both ways.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::input::{check_content, check_context, check_entity_id, check_unit, check_vector};
+use super::{now_us, Engine};
+use crate::error::{HebbsError, Result};
+use crate::index::vector::normalize;
+use crate::memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, StoredMemory};
+
+/// What changes in a revision; `None` fields are inherited from the revised memory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RevisionInput {
+    /// New text; needs `embedding` (the engine does not embed).
+    pub content: Option<String>,
+    /// New embedding; without it the old vector is kept.
+    pub embedding: Option<Vec<f32>>,
+    /// New importance, 0..=1.
+    pub importance: Option<f32>,
+    /// New context (replaces the old one).
+    pub context: Option<Map<String, Value>>,
+    /// New entity scope.
+    pub entity_id: Option<String>,
+}
+
+impl RevisionInput {
+    fn validate(&self) -> Result<()> {
+        if self.content.is_none()
+            && self.embedding.is_none()
+            && self.importance.is_none()
+            && self.context.is_none()
+            && self.entity_id.is_none()
+        {
+            return Err(HebbsError::invalid(
+                "content",
+                "a revision must change content, embedding, importance, context or entity_id",
+            ));
+        }
+        if let Some(content) = &self.content {
+            check_content(content, "content")?;
+            if self.embedding.is_none() {
+                return Err(HebbsError::invalid(
+                    "embedding",
+                    "new content needs its embedding",
+                ));
+            }
+        }
+        if let Some(vector) = &self.embedding {
+            check_vector(vector, "embedding")?;
+        }
+        if let Some(importance) = self.importance {
+            check_unit(importance, "importance")?;
+        }
+        if let Some(context) = &self.context {
+            check_context(context, "context")?;
+        }
+        if let Some(entity) = &self.entity_id {
+            check_entity_id(entity, "entity_id")?;
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Revises memory `id`: stores a `revision` memory with the changes in `input` and the
+    /// other fields of `id`, linked to it by a `revised_from` edge, and marks `id` superseded.
+    /// Returns the revision. `id` must exist (`NotFound`) and not be superseded already
+    /// (`InvalidInput` naming `id`, pointing at the newer revision).
+    pub fn revise(&self, id: &MemoryId, input: RevisionInput) -> Result<Memory> {
+        self.check_open()?;
+        input.validate()?;
+        let mut writer = self.writer.lock();
+        let old = self
+            .store
+            .record(id)?
+            .ok_or_else(|| HebbsError::NotFound { id: id.to_hex() })?;
+        if old.superseded {
+            let newer = self
+                .store
+                .edges_in(id)?
+                .into_iter()
+                .find(|edge| edge.edge_type == EdgeType::RevisedFrom)
+                .map_or_else(
+                    || "a later revision".to_owned(),
+                    |edge| edge.target.to_hex(),
+                );
+            return Err(HebbsError::invalid(
+                "id",
+                format!("memory {id} is superseded by {newer}; revise the newest revision"),
+            ));
+        }
+        let index = self.current_index().ok_or_else(|| {
+            HebbsError::corrupt("store", "it holds memories but has no vector dimension")
+        })?;
+        let vector = match input.embedding {
+            Some(mut vector) => {
+                if vector.len() != index.dimension() {
+                    return Err(HebbsError::invalid(
+                        "embedding",
+                        format!(
+                            "dimension {} does not match the store's {}",
+                            vector.len(),
+                            index.dimension()
+                        ),
+                    ));
+                }
+                normalize(&mut vector);
+                vector
+            }
+            None => self.store.vector(id)?.ok_or_else(|| {
+                HebbsError::corrupt("store", format!("memory {id} has no vector"))
+            })?,
+        };
+        let now = now_us();
+        let revision = StoredMemory {
+            kind: MemoryKind::Revision,
+            importance: input.importance.unwrap_or(old.importance),
+            created_at: now,
+            updated_at: now,
+            entity_id: input.entity_id.or_else(|| old.entity_id.clone()),
+            content: input.content.unwrap_or_else(|| old.content.clone()),
+            context: input.context.unwrap_or_else(|| old.context.clone()),
+            superseded: false,
+        };
+        let new_id = MemoryId::new();
+        let mut batch = self.store.batch();
+        let edge = Edge::new(*id, EdgeType::RevisedFrom);
+        batch.put_memory(&new_id, &revision, &vector, &[edge], writer.next_seq);
+        batch.put_record(
+            id,
+            &StoredMemory {
+                superseded: true,
+                updated_at: now,
+                ..old
+            },
+        );
+        batch.put_counters(writer.memory_count + 1, writer.next_seq + 1);
+        self.store.commit(batch, self.config.sync_writes)?;
+        writer.memory_count += 1;
+        writer.next_seq += 1;
+        self.text.add(
+            std::iter::once((
+                new_id,
+                revision.entity_id.as_deref(),
+                revision.content.as_str(),
+            )),
+            writer.next_seq,
+        )?;
+        self.subscriptions.publish(
+            std::iter::once((&new_id, &revision, vector.as_slice())),
+            now,
+        );
+        index.insert_deferred(new_id, revision.entity_id.as_deref(), vector);
+        drop(writer);
+        Ok(Memory::assemble(new_id, revision, 0, 0, None, now))
+    }
+
+    /// The revision chain through `id`, oldest first: the memories it was revised from, `id`,
+    /// and the revisions of it, following `revised_from` edges both ways.
+    pub fn lineage(&self, id: &MemoryId) -> Result<Vec<Memory>> {
+        self.check_open()?;
+        if !self.store.contains(id)? {
+            return Err(HebbsError::NotFound { id: id.to_hex() });
+        }
+        let mut seen = HashSet::from([*id]);
+        let mut older = Vec::new();
+        let mut at = *id;
+        while let Some(previous) = self.revision_link(&at, true)? {
+            if !seen.insert(previous) {
+                break;
+            }
+            older.push(previous);
+            at = previous;
+        }
+        let mut chain: Vec<MemoryId> = older.into_iter().rev().collect();
+        chain.push(*id);
+        at = *id;
+        while let Some(next) = self.revision_link(&at, false)? {
+            if !seen.insert(next) {
+                break;
+            }
+            chain.push(next);
+            at = next;
+        }
+        chain.iter().map(|id| self.get(id, false)).collect()
+    }
+
+    /// The memory `id` was revised from (`back`) or the newest revision of it.
+    fn revision_link(&self, id: &MemoryId, back: bool) -> Result<Option<MemoryId>> {
+        let edges = if back {
+            self.store.edges_out(id)?
+        } else {
+            self.store.edges_in(id)?
+        };
+        Ok(edges
+            .into_iter()
+            .filter(|edge| edge.edge_type == EdgeType::RevisedFrom)
+            .map(|edge| edge.target)
+            .max())
+    }
+}

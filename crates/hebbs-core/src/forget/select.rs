@@ -1,0 +1,155 @@
+//! Selecting the memories a forget erases, at most `limit` of them, streaming: by ids (each
+//! read once), by entity (a scan of the entity's `temporal` range, oldest first, bounded by
+//! `older_than`), by criteria alone (a scan of the `memories` headers in creation order), or by
+//! decay score. Memory use is bounded by `limit`; the scan stops at the first match past it,
+//! which sets `truncated`.
+
+use std::collections::HashSet;
+
+use super::request::ForgetRequest;
+use crate::error::Result;
+use crate::memory::{MemoryId, RecordHeader, StoredMemory};
+use crate::recall::decay_score;
+use crate::store::{AccessStats, Store};
+
+/// Candidates read per multi-get while scanning.
+const SCAN_CHUNK: usize = 1024;
+
+/// The memories to erase and whether more matched.
+#[derive(Debug, Default)]
+pub(crate) struct Selection {
+    /// The selected memories with their records, in selection order.
+    pub targets: Vec<(MemoryId, StoredMemory)>,
+    /// Whether at least one more memory matched beyond the limit.
+    pub truncated: bool,
+}
+
+impl Selection {
+    /// Adds `target` unless the limit is reached; returns false (and marks the selection
+    /// truncated) when it is.
+    fn offer(&mut self, limit: usize, target: (MemoryId, StoredMemory)) -> bool {
+        if self.targets.len() == limit {
+            self.truncated = true;
+            return false;
+        }
+        self.targets.push(target);
+        true
+    }
+}
+
+/// The memories a validated `request` selects.
+pub(crate) fn select(store: &Store, request: &ForgetRequest) -> Result<Selection> {
+    if let Some(ids) = &request.ids {
+        let mut seen = HashSet::with_capacity(ids.len());
+        let unique: Vec<MemoryId> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
+        return select_from(store, request, &unique);
+    }
+    if let Some(entity) = &request.entity_id {
+        let end = match request.older_than_us {
+            Some(0) => return Ok(Selection::default()),
+            Some(before) => before - 1,
+            None => u64::MAX,
+        };
+        let mut selection = Selection::default();
+        let mut chunk = Vec::with_capacity(SCAN_CHUNK);
+        for key in store.temporal_oldest_first(entity, 0, end) {
+            chunk.push(key?.id);
+            if chunk.len() == SCAN_CHUNK {
+                if !extend(store, request, &chunk, &mut selection)? {
+                    return Ok(selection);
+                }
+                chunk.clear();
+            }
+        }
+        extend(store, request, &chunk, &mut selection)?;
+        return Ok(selection);
+    }
+    scan(store, request.limit, false, |header, _| {
+        request.matches(None, header.kind, header.importance, header.created_at)
+    })
+}
+
+/// Memories whose decay score at `now_us` is below `floor`, at most `limit`.
+pub(crate) fn select_decayed(
+    store: &Store,
+    floor: f32,
+    limit: usize,
+    now_us: u64,
+) -> Result<Selection> {
+    scan(store, limit, true, |header, access| {
+        let last_active = access.last_access_us.max(header.created_at);
+        decay_score(header.importance, last_active, access.count, now_us) < floor
+    })
+}
+
+/// Reads the records of `ids` and offers those matching `request`; false once the limit is hit.
+fn extend(
+    store: &Store,
+    request: &ForgetRequest,
+    ids: &[MemoryId],
+    selection: &mut Selection,
+) -> Result<bool> {
+    for (id, record) in ids.iter().zip(store.records(ids)?) {
+        let Some(record) = record else { continue };
+        let wanted = request.matches(
+            record.entity_id.as_deref(),
+            record.kind,
+            record.importance,
+            record.created_at,
+        );
+        if wanted && !selection.offer(request.limit, (*id, record)) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn select_from(store: &Store, request: &ForgetRequest, ids: &[MemoryId]) -> Result<Selection> {
+    let mut selection = Selection::default();
+    for chunk in ids.chunks(SCAN_CHUNK) {
+        if !extend(store, request, chunk, &mut selection)? {
+            break;
+        }
+    }
+    Ok(selection)
+}
+
+/// Streams every memory header in creation order, keeping those `keep` accepts (with their
+/// access statistics when `with_access`), and reads the full records of the kept ones.
+fn scan(
+    store: &Store,
+    limit: usize,
+    with_access: bool,
+    keep: impl Fn(&RecordHeader, &AccessStats) -> bool,
+) -> Result<Selection> {
+    let mut selection = Selection::default();
+    let mut chunk: Vec<(MemoryId, RecordHeader)> = Vec::with_capacity(SCAN_CHUNK);
+    let mut headers = store.scan_headers();
+    loop {
+        chunk.clear();
+        for item in headers.by_ref().take(SCAN_CHUNK) {
+            chunk.push(item?);
+        }
+        if chunk.is_empty() {
+            return Ok(selection);
+        }
+        let ids: Vec<MemoryId> = chunk.iter().map(|(id, _)| *id).collect();
+        let access = if with_access {
+            store.access_stats(&ids)?
+        } else {
+            vec![AccessStats::default(); ids.len()]
+        };
+        let kept: Vec<MemoryId> = chunk
+            .iter()
+            .zip(&access)
+            .filter(|((_, header), stats)| keep(header, stats))
+            .map(|((id, _), _)| *id)
+            .collect();
+        for (id, record) in kept.iter().zip(store.records(&kept)?) {
+            let Some(record) = record else { continue };
+            if !selection.offer(limit, (*id, record)) {
+                return Ok(selection);
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! `purge`: after a forget with purge and a close, no file under the database directory (WAL,
+//! SST, manifest, LOG, index checkpoint) contains the erased content. Without purge the old SST
+//! still holds it, which shows the check can fail.
+
+use std::path::Path;
+
+use hebbs_core::ForgetRequest;
+
+use crate::common::{input, open, Rng};
+
+const DIM: usize = 16;
+
+fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            if bytes.windows(needle.len()).any(|window| window == needle) {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Stores a unique string twice (one copy reaches an SST through a close, the other stays in
+/// the WAL and memtable), forgets both, closes, and greps the directory.
+fn erase(purge: bool) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = format!("zq-erasure-secret-{purge}-9f1c2e77");
+    let mut rng = Rng(31);
+    {
+        let engine = open(dir.path());
+        for i in 0..50 {
+            engine
+                .remember(input(
+                    &format!("filler {i}"),
+                    rng.vector(DIM),
+                    Some("f"),
+                    None,
+                ))
+                .unwrap();
+        }
+        engine
+            .remember(input(
+                &format!("{secret} flushed"),
+                rng.vector(DIM),
+                Some("s"),
+                None,
+            ))
+            .unwrap();
+        engine.close().unwrap();
+    }
+    let engine = open(dir.path());
+    engine
+        .remember(input(
+            &format!("{secret} in the log"),
+            rng.vector(DIM),
+            Some("s"),
+            None,
+        ))
+        .unwrap();
+    assert!(!files_containing(dir.path(), secret.as_bytes()).is_empty());
+    let result = engine
+        .forget(&ForgetRequest {
+            purge,
+            ..ForgetRequest::entity("s")
+        })
+        .unwrap();
+    assert_eq!(result.forgotten_count, 2);
+    engine.close().unwrap();
+    drop(engine);
+    let found = files_containing(dir.path(), secret.as_bytes());
+    let reopened = open(dir.path());
+    assert_eq!(reopened.health().memory_count, 50);
+    found
+}
+
+#[test]
+fn purge_leaves_no_byte_of_the_erased_content_on_disk() {
+    assert_eq!(erase(true), Vec::<String>::new());
+}
+
+#[test]
+fn without_purge_the_old_sst_still_holds_it() {
+    assert!(!erase(false).is_empty(), "the check must be able to fail");
+}

@@ -1,0 +1,162 @@
+//! The Python types and argument conversions of the memory lifecycle: `ForgetResult`,
+//! `Tombstone`, and parsing of `kind` and edge lists.
+
+use hebbs_core::memory;
+use hebbs_core::{MemoryId, MemoryKind as CoreKind};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::invalid;
+use crate::types::{Edge, MemoryKind};
+
+/// Parses a memory kind given as a `MemoryKind` or its name; `field` names the argument.
+pub fn extract_kind(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreKind> {
+    if let Ok(kind) = object.extract::<MemoryKind>() {
+        return Ok(kind.into());
+    }
+    let name: String = object
+        .extract()
+        .map_err(|_| invalid(field, "expected a MemoryKind or its name"))?;
+    name.to_ascii_lowercase()
+        .parse::<CoreKind>()
+        .map_err(|_| invalid(field, format!("unknown memory kind {name:?}")))
+}
+
+/// Parses an iterable of `Edge`s; `field` names the argument (`edges[i]` in errors).
+pub fn extract_edges(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<memory::Edge>> {
+    object
+        .try_iter()
+        .map_err(|_| invalid(field, "expected an iterable of Edge"))?
+        .enumerate()
+        .map(|(i, item)| {
+            item?
+                .extract::<Edge>()
+                .map(|edge| edge.inner)
+                .map_err(|_| invalid(&format!("{field}[{i}]"), "expected an Edge"))
+        })
+        .collect()
+}
+
+/// Parses a list of ids (bytes or hex); `field` names the argument (`ids[i]` in errors).
+pub fn extract_ids(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<MemoryId>> {
+    if object.is_instance_of::<PyBytes>() || object.is_instance_of::<pyo3::types::PyString>() {
+        return Err(invalid(field, "expected a list of ids, not a single id"));
+    }
+    object
+        .try_iter()
+        .map_err(|_| invalid(field, "expected an iterable of ids"))?
+        .enumerate()
+        .map(|(i, item)| crate::types::extract_id(&item?, &format!("{field}[{i}]")))
+        .collect()
+}
+
+/// What a forget did (seed 003 `ForgetResult`).
+#[pyclass(frozen, module = "hebbs", get_all)]
+pub struct ForgetResult {
+    /// Memories the request selected and erased.
+    pub forgotten_count: u64,
+    /// Insights derived from them and edges, erased with them.
+    pub cascade_count: u64,
+    /// Tombstones written, one per erased memory.
+    pub tombstone_count: u64,
+    /// Whether more memories match: call again to continue.
+    pub truncated: bool,
+}
+
+impl From<hebbs_core::ForgetResult> for ForgetResult {
+    fn from(result: hebbs_core::ForgetResult) -> Self {
+        Self {
+            forgotten_count: result.forgotten_count,
+            cascade_count: result.cascade_count,
+            tombstone_count: result.tombstone_count,
+            truncated: result.truncated,
+        }
+    }
+}
+
+#[pymethods]
+impl ForgetResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "ForgetResult(forgotten_count={}, cascade_count={}, tombstone_count={}, truncated={})",
+            self.forgotten_count,
+            self.cascade_count,
+            self.tombstone_count,
+            if self.truncated { "True" } else { "False" }
+        )
+    }
+}
+
+/// The audit record of a forgotten memory: never its content, a SHA-256 of it.
+#[pyclass(frozen, module = "hebbs")]
+pub struct Tombstone {
+    inner: memory::Tombstone,
+}
+
+impl From<memory::Tombstone> for Tombstone {
+    fn from(inner: memory::Tombstone) -> Self {
+        Self { inner }
+    }
+}
+
+#[pymethods]
+impl Tombstone {
+    /// The forgotten memory's 16-byte id.
+    #[getter]
+    fn id<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.id.as_bytes())
+    }
+
+    /// The id as 32 hex digits.
+    #[getter]
+    fn id_hex(&self) -> String {
+        self.inner.id.to_hex()
+    }
+
+    /// Its entity scope.
+    #[getter]
+    fn entity_id(&self) -> Option<String> {
+        self.inner.entity_id.clone()
+    }
+
+    /// Its kind.
+    #[getter]
+    fn kind(&self) -> MemoryKind {
+        self.inner.kind.into()
+    }
+
+    /// When it was created, microseconds.
+    #[getter]
+    fn created_at(&self) -> u64 {
+        self.inner.created_at
+    }
+
+    /// When it was forgotten, microseconds.
+    #[getter]
+    fn forgotten_at(&self) -> u64 {
+        self.inner.forgotten_at
+    }
+
+    /// SHA-256 of its content, 64 hex digits.
+    #[getter]
+    fn content_sha256(&self) -> String {
+        self.inner.content_sha256_hex()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Tombstone(id={:?}, kind={}, forgotten_at={})",
+            self.inner.id.to_hex(),
+            self.inner.kind,
+            self.inner.forgotten_at
+        )
+    }
+}
+
+/// Parses an optional `after` id for paging tombstones.
+pub fn extract_after(object: Option<&Bound<'_, PyAny>>) -> PyResult<Option<MemoryId>> {
+    object
+        .filter(|object| !object.is_none())
+        .map(|object| crate::types::extract_id(object, "after"))
+        .transpose()
+}

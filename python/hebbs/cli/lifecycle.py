@@ -1,0 +1,51 @@
+"""The ``forget`` and ``revise`` commands: each turns parsed arguments into one engine call and
+returns a :class:`~hebbs.cli.commands.CommandOutput`."""
+
+from __future__ import annotations
+
+import argparse
+
+from hebbs.cli import format as fmt
+from hebbs.cli.commands import CommandOutput
+from hebbs.cli.errors import UsageError
+from hebbs.engine import Hebbs
+
+
+def forget(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Forgets what the selectors pick (AND-combined) and prints the counts."""
+    ids: list[str] = args.ids
+    if not ids and all(
+        value is None
+        for value in (args.entity_id, args.older_than, args.importance_below, args.kind)
+    ):
+        raise UsageError("ID", "give IDs, --entity-id, --older-than, --importance-below or --kind")
+    result = engine.forget(
+        ids=ids or None,
+        entity_id=args.entity_id,
+        older_than=args.older_than,
+        importance_below=args.importance_below,
+        kind=args.kind,
+        purge=args.purge,
+        limit=args.limit,
+    )
+    return CommandOutput(fmt.forget_json(result), fmt.forget_text(result))
+
+
+def revise(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Stores a revision of one memory and prints it."""
+    if all(
+        value is None for value in (args.content, args.importance, args.context, args.entity_id)
+    ):
+        raise UsageError("--content", "give --content, --importance, --context or --entity-id")
+    memory = engine.revise(
+        args.id,
+        content=args.content,
+        importance=args.importance,
+        context=args.context,
+        entity_id=args.entity_id,
+    )
+    payload = fmt.memory_json(memory)
+    payload["revised_from"] = args.id
+    return CommandOutput(
+        payload, f"revised {args.id} as {memory.id_hex}\n" + fmt.memory_text(memory)
+    )
