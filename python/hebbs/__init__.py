@@ -22,6 +22,7 @@ from hebbs.errors import (
     IndexError,
     InvalidInputError,
     NotFoundError,
+    RerankError,
     StorageError,
 )
 from hebbs.types import (
@@ -57,6 +58,7 @@ __all__ = [
     "RecallOutput",
     "RecallResult",
     "RememberItem",
+    "RerankError",
     "ScoringWeights",
     "StorageError",
     "StrategyDetail",
