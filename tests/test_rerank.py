@@ -18,6 +18,7 @@ import hebbs
 from hebbs.embedder import OnnxEmbedder, bundled_tokenizer_path
 from hebbs.errors import InvalidInputError, RerankError
 from hebbs.rerank import (
+    IDF_MATCH_THRESHOLD,
     CrossEncoderReranker,
     HttpReranker,
     LateInteractionReranker,
@@ -68,6 +69,20 @@ def test_late_interaction_matches_a_plain_maxsim(
     # One document at a time (other batch padding) gives the same scores.
     single = [float(late.rerank(QUERY, [doc])[0]) for doc in DOCUMENTS]
     np.testing.assert_allclose(single, expected, atol=1e-4)
+
+
+def test_idf_query_weights_follow_the_bm25_idf_of_matched_tokens(
+    embedder: OnnxEmbedder, late: LateInteractionReranker
+) -> None:
+    idf = LateInteractionReranker(embedder, query_weighting="idf")
+    query = late.query_vectors(QUERY)
+    best = np.stack([(query @ doc.T).max(axis=1) for doc in late.document_vectors(DOCUMENTS)])
+    frequency = (best >= IDF_MATCH_THRESHOLD).sum(axis=0)
+    weights = np.log1p((len(DOCUMENTS) - frequency + 0.5) / (frequency + 0.5))
+    assert len(set(weights.round(6))) > 1, "the case must give the query tokens unequal weights"
+    expected = best @ weights / weights.sum()
+    np.testing.assert_allclose(idf.rerank(QUERY, DOCUMENTS), expected, rtol=1e-5, atol=1e-6)
+    assert int(np.argmax(idf.rerank(QUERY, DOCUMENTS))) == RIGHT
 
 
 def test_special_and_punctuation_tokens_are_left_out(embedder: OnnxEmbedder) -> None:
@@ -376,6 +391,7 @@ def test_bad_ids_and_settings_name_the_field(
         (lambda: late.rerank_memories("q", ["zz" * 16], ["a"]), "ids[0]"),
         (lambda: late.rerank_memories("q", [b"short"], ["a"]), "ids[0]"),
         (lambda: TokenVectorCache("int4"), "dtype"),  # type: ignore[arg-type]
+        (lambda: LateInteractionReranker(embedder, query_weighting="bm25"), "query_weighting"),
         (lambda: TokenVectorCache(max_entries=0), "max_entries"),
         (lambda: HttpReranker("ftp://host/rerank"), "url"),
         (lambda: HttpReranker("http:///rerank"), "url"),
