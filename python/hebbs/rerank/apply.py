@@ -74,9 +74,10 @@ def rerank_recall(
         raise invalid("top_n", f"must be an int in 1..{MAX_RERANK_TOP_N}, got {top_n!r}")
     results = output.results
     head = results[:top_n]
-    documents = [result.memory.content for result in head]
+    memories = [result.memory for result in head]  # each access builds a new Memory object
+    documents = [memory.content for memory in memories]
     if isinstance(reranker, MemoryReranker):
-        scores = reranker.rerank_memories(query, [r.memory.id for r in head], documents)
+        scores = reranker.rerank_memories(query, [memory.id for memory in memories], documents)
     else:
         scores = reranker.rerank(query, documents)
     scores = np.asarray(scores, dtype=np.float32)
