@@ -22,6 +22,7 @@ from hebbs.errors import (
     IndexError,
     InvalidInputError,
     NotFoundError,
+    RerankError,
     StorageError,
     TextIndexError,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "RecallResult",
     "RecallStrategyConfig",
     "RememberItem",
+    "RerankError",
     "ScoringWeights",
     "StorageError",
     "StrategyDetail",

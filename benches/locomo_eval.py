@@ -1,0 +1,110 @@
+"""LoCoMo evidence recall of hebbs: recall@5 and @10 per question category, as a table.
+
+Reads ``../shared/data/locomo/locomo_dev7.json`` (CC BY-NC 4.0, evaluation only; never copied
+into the project), builds one hebbs store per conversation in a temp dir and scores every
+setting of ``locomo/settings.py`` on the questions of categories 1-4, the gold set being the
+evidence turn ids. ``--latency`` also measures end-to-end recall + late-interaction p50.
+
+    .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
+        --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
+        [--latency 5000,100000 [--no-eval]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from hebbs.embedder import default_embedder
+from hebbs.rerank import (
+    DEFAULT_RERANK_TOP_N,
+    CrossEncoderReranker,
+    HttpReranker,
+    LateInteractionReranker,
+    Reranker,
+    TokenVectorCache,
+)
+from locomo import data, latency
+from locomo.metrics import Tally, table
+from locomo.settings import BEST_TOP_N, Query, Setting, settings
+from locomo.store import open_store
+
+
+def main() -> None:
+    args = _parse()
+    conversations = data.load(args.data)
+    if not args.no_eval:
+        evaluate(conversations, settings(args.top_n, *_external_rerankers(args)))
+    if args.latency:
+        sizes = [int(n) for n in args.latency.split(",")]
+        latency.report(conversations, sizes, [args.top_n, BEST_TOP_N])
+
+
+def evaluate(conversations: list[data.Conversation], table_settings: dict[str, Setting]) -> None:
+    """Scores every setting on every question and prints the table."""
+    embedder = default_embedder()
+    cache = TokenVectorCache()
+    reranker = LateInteractionReranker(embedder, cache=cache)
+    idf_reranker = LateInteractionReranker(embedder, cache=cache, query_weighting="idf")
+    tallies = {name: Tally() for name in table_settings}
+    seconds: dict[str, float] = defaultdict(float)
+    turns = questions = 0
+    with tempfile.TemporaryDirectory(prefix="hebbs-locomo-") as root:
+        for conversation in conversations:
+            started = time.perf_counter()
+            store = open_store(conversation, embedder, reranker, idf_reranker, Path(root))
+            seconds["(ingest + token cache)"] += time.perf_counter() - started
+            vectors = embedder.embed_query([q.text for q in conversation.questions])
+            for question, vector in zip(conversation.questions, vectors):
+                query = Query(question.text, vector, store)
+                for name, run in table_settings.items():
+                    started = time.perf_counter()
+                    ranked = run(store, query)
+                    seconds[name] += time.perf_counter() - started
+                    dia_ids = [conversation.turns[i].dia_id for i in ranked[:10]]
+                    tallies[name].add(question.category, question.gold, dia_ids)
+            turns += len(conversation.turns)
+            questions += len(conversation.questions)
+            store.engine.close()
+            print(f"{conversation.sample_id}: {len(conversation.turns)} turns", file=sys.stderr)
+    tokens = cache.nbytes / max(len(cache), 1)
+    print(f"\n{len(conversations)} conversations, {turns} memories, {questions} questions")
+    print(f"token cache (int8): {cache.nbytes / 1e6:.1f} MB, {tokens:,.0f} bytes per memory\n")
+    print(table([(name, tallies[name]) for name in table_settings]))
+    print("\nseconds spent per setting (first-stage rankings are shared, counted once):")
+    for name, spent in seconds.items():
+        print(f"  {name}: {spent:.1f}")
+
+
+def _external_rerankers(args: argparse.Namespace) -> tuple[Reranker | None, Reranker | None]:
+    cross: Reranker | None = None
+    if args.cross_encoder_model is not None:
+        cross = CrossEncoderReranker(args.cross_encoder_model, args.cross_encoder_tokenizer)
+    http: Reranker | None = None
+    if args.rerank_url is not None:
+        http = HttpReranker(args.rerank_url, model=args.rerank_model)
+    return cross, http
+
+
+def _parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=data.DEFAULT_DATA)
+    parser.add_argument("--top-n", type=int, default=DEFAULT_RERANK_TOP_N)
+    parser.add_argument("--cross-encoder-model", type=Path)
+    parser.add_argument("--cross-encoder-tokenizer", type=Path)
+    parser.add_argument("--rerank-url")
+    parser.add_argument("--rerank-model")
+    parser.add_argument("--latency", help="memory counts for the p50 latency, e.g. 5000,100000")
+    parser.add_argument("--no-eval", action="store_true", help="only the latency part")
+    args = parser.parse_args()
+    if (args.cross_encoder_model is None) != (args.cross_encoder_tokenizer is None):
+        parser.error("--cross-encoder-model and --cross-encoder-tokenizer go together")
+    return args
+
+
+if __name__ == "__main__":
+    main()
