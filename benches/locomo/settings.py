@@ -1,8 +1,8 @@
 """The evaluated settings: each maps (store, query) to turn indices, best first.
 
-A setting is one function, registered by name in :func:`settings`; the core's ``hybrid``
-strategy, once it lands, is one more function calling ``store.engine.recall(cue,
-strategies=["hybrid"])``.
+A setting is one function, registered by name in :func:`settings`. First stages are the
+engine's own strategies (``similarity``, ``keyword`` = tantivy BM25, ``hybrid`` = dense + BM25
+fused by RRF in the core) and, for comparison, a script-side BM25 and RRF.
 """
 
 from __future__ import annotations
@@ -47,6 +47,22 @@ class Query:
     def rrf(self) -> list[int]:
         return self.ranking("rrf", lambda: rrf([self.dense, self.bm25]))
 
+    @property
+    def keyword(self) -> list[int]:
+        return self.ranking("keyword", lambda: self.store.core("keyword", self.text, self.vector))
+
+    @property
+    def hybrid(self) -> list[int]:
+        return self.ranking("hybrid", lambda: self.store.core("hybrid", self.text, self.vector))
+
+
+def _script_rrf(query: Query) -> list[int]:
+    return query.rrf
+
+
+def _core_hybrid(query: Query) -> list[int]:
+    return query.hybrid
+
 
 def reorder(head: list[int], scores: NDArray[np.float32], tail: list[int]) -> list[int]:
     """``head`` sorted by ``scores`` (best first, stable), then ``tail``."""
@@ -54,16 +70,22 @@ def reorder(head: list[int], scores: NDArray[np.float32], tail: list[int]) -> li
     return [head[i] for i in order] + tail
 
 
-def late_interaction(top_n: int) -> Setting:
+def late_interaction(top_n: int, first: Callable[[Query], list[int]] = _script_rrf) -> Setting:
     def run(store: ConversationStore, query: Query) -> list[int]:
-        head, tail = query.rrf[:top_n], query.rrf[top_n:]
+        ranking = first(query)
+        head, tail = ranking[:top_n], ranking[top_n:]
         return reorder(head, store.late_interaction(query.text, head), tail)
 
     return run
 
 
 def contextual(
-    top_n: int, window: int, neighbour_weight: float, entity_bonus: float, time_bonus: float
+    top_n: int,
+    window: int,
+    neighbour_weight: float,
+    entity_bonus: float,
+    time_bonus: float,
+    first: Callable[[Query], list[int]] = _script_rrf,
 ) -> Setting:
     """Late interaction with IDF query weights on the RRF top-N, plus three general signals.
 
@@ -78,7 +100,8 @@ def contextual(
     """
 
     def run(store: ConversationStore, query: Query) -> list[int]:
-        head, tail = query.rrf[:top_n], query.rrf[top_n:]
+        ranking = first(query)
+        head, tail = ranking[:top_n], ranking[top_n:]
         around = sorted({j for i in head for j in (i, *store.neighbours(i, window))})
         scored = dict(zip(around, store.late_interaction(query.text, around, idf=True).tolist()))
         scores = np.array(
@@ -138,6 +161,9 @@ def settings(
         "dense (hebbs similarity)": lambda store, query: query.dense,
         "BM25 (script-side baseline)": lambda store, query: query.bm25,
         "RRF dense+BM25 (script-side, k=60)": lambda store, query: query.rrf,
+        "keyword (hebbs, tantivy BM25)": lambda store, query: query.keyword,
+        "hybrid (hebbs, dense+BM25 RRF k=60)": lambda store, query: query.hybrid,
+        f"hybrid (hebbs) + late interaction @{best}": late_interaction(best, _core_hybrid),
         f"RRF + late interaction @{top_n}": late_interaction(top_n),
         f"RRF + late interaction @{best}": late_interaction(best),
         f"RRF + late interaction, IDF query weights @{best}": idf_late_interaction(best),
@@ -149,6 +175,9 @@ def settings(
         ),
         f"... + month/year named in the cue (+{TIME_BONUS}) [best]": contextual(
             best, CONTEXT_WINDOW, NEIGHBOUR_WEIGHT, ENTITY_BONUS, TIME_BONUS
+        ),
+        "best pipeline on hebbs hybrid (IDF LI, neighbours, entity, time)": contextual(
+            best, CONTEXT_WINDOW, NEIGHBOUR_WEIGHT, ENTITY_BONUS, TIME_BONUS, _core_hybrid
         ),
     }
     if cross_encoder is not None:

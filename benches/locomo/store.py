@@ -78,6 +78,18 @@ class ConversationStore:
         )
         return [self.index_of[result.memory.id] for result in output.results]
 
+    def core(self, strategy: str, text: str, cue_vector: NDArray[np.float32]) -> list[int]:
+        """The engine's ``keyword`` (tantivy BM25) or ``hybrid`` (dense + BM25, RRF) ranking."""
+        output = self.engine.recall(
+            text,
+            strategies=[strategy],
+            top_k=POOL,
+            cue_embedding=cue_vector,
+            ef_search=EF_SEARCH,
+            scoring_weights=RELEVANCE_ONLY,
+        )
+        return [self.index_of[result.memory.id] for result in output.results]
+
     def late_interaction(
         self, query: str, indices: list[int], *, idf: bool = False
     ) -> NDArray[np.float32]:

@@ -140,8 +140,18 @@ fn full_text_index_survives_reopen_and_is_rebuilt_when_missing() {
         assert_eq!(search(&engine), vec![wanted]);
     }
     std::fs::remove_dir_all(dir.path().join("text")).unwrap();
+    {
+        let engine = open(dir.path());
+        assert_eq!(engine.recovery().text_replayed, 51);
+        assert_eq!(search(&engine), vec![wanted]);
+    }
+    std::fs::write(dir.path().join("text").join("meta.json"), b"not an index").unwrap();
     let engine = open(dir.path());
-    assert_eq!(engine.recovery().text_replayed, 51);
+    assert_eq!(
+        engine.recovery().text_replayed,
+        51,
+        "a damaged index is rebuilt"
+    );
     assert_eq!(search(&engine), vec![wanted]);
 }
 

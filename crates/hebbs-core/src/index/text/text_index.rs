@@ -16,8 +16,13 @@ use parking_lot::{Mutex, RwLock};
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, Value, INDEXED, STORED, STRING, TEXT};
-use tantivy::tokenizer::TextAnalyzer;
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, INDEXED, STORED,
+    STRING,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer,
+};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use super::pending::{CommittedStats, PendingDoc, Uncommitted};
@@ -31,6 +36,11 @@ pub const MAX_UNCOMMITTED_DOCS: usize = 4096;
 
 /// Memory budget of the tantivy writer (one indexing thread).
 pub const TEXT_WRITER_MEMORY_BYTES: usize = 32 * 1024 * 1024;
+/// The content analyzer: words, lower-cased, English stop words removed (they only add noise
+/// to BM25: on LoCoMo recall@10 rose from 0.518 to the figure in docs/hybrid.md).
+const ANALYZER: &str = "hebbs_en";
+/// Tokens longer than this many bytes are dropped (base64 blobs and the like).
+const MAX_TOKEN_BYTES: usize = 40;
 const ID: &str = "id";
 const ENTITY: &str = "entity";
 const CONTENT: &str = "content";
@@ -75,10 +85,22 @@ impl TextIndex {
         let mut schema = Schema::builder();
         let id = schema.add_bytes_field(ID, INDEXED | STORED);
         let entity = schema.add_text_field(ENTITY, STRING);
-        let content = schema.add_text_field(CONTENT, TEXT);
-        let directory =
-            MmapDirectory::open(dir).map_err(|e| HebbsError::TextIndex { source: e.into() })?;
-        let index = Index::open_or_create(directory, schema.build())?;
+        let content_options = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(ANALYZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let content = schema.add_text_field(CONTENT, content_options);
+        let schema = schema.build();
+        let index = match open_in(dir, schema.clone()) {
+            Ok(index) => index,
+            Err(_unreadable) => {
+                std::fs::remove_dir_all(dir).map_err(|e| HebbsError::io(dir, e))?;
+                std::fs::create_dir_all(dir).map_err(|e| HebbsError::io(dir, e))?;
+                open_in(dir, schema)?
+            }
+        };
+        index.tokenizers().register(ANALYZER, analyzer());
         let covered = index
             .load_metas()?
             .payload
@@ -282,6 +304,23 @@ impl TextIndex {
     pub fn uncommitted_len(&self) -> usize {
         self.uncommitted.read().len()
     }
+}
+
+/// Opens or creates the index in `dir`. An index that cannot be opened with `schema` (written
+/// by another version, or damaged) is an error the caller answers by rebuilding it: it is
+/// derived from the store.
+fn open_in(dir: &Path, schema: Schema) -> Result<Index> {
+    let directory =
+        MmapDirectory::open(dir).map_err(|e| HebbsError::TextIndex { source: e.into() })?;
+    Ok(Index::open_or_create(directory, schema)?)
+}
+
+fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::English).expect("tantivy ships English stop words"))
+        .build()
 }
 
 /// Commits `index` every [`TEXT_COMMIT_INTERVAL`] while it lives and has changes. A failed
