@@ -179,6 +179,9 @@ def settings(
         "best pipeline on hebbs hybrid (IDF LI, neighbours, entity, time)": contextual(
             best, CONTEXT_WINDOW, NEIGHBOUR_WEIGHT, ENTITY_BONUS, TIME_BONUS, _core_hybrid
         ),
+        f"library: hybrid + contextual_rerank @{best} (followed_by neighbours ±1)": (
+            lambda store, query: store.library_contextual(query.text, query.vector, best)
+        ),
     }
     if cross_encoder is not None:
         table[f"RRF + cross-encoder @{top_n}"] = external(cross_encoder, top_n)

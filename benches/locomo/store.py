@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 import hebbs
 from hebbs.embedder import OnnxEmbedder
-from hebbs.rerank import LateInteractionReranker
+from hebbs.rerank import LateInteractionReranker, contextual_rerank
 
 from .bm25 import Bm25
 from .data import Conversation
@@ -90,6 +90,24 @@ class ConversationStore:
         )
         return [self.index_of[result.memory.id] for result in output.results]
 
+    def library_contextual(
+        self, text: str, cue_vector: NDArray[np.float32], top_n: int
+    ) -> list[int]:
+        """The library path end to end: the engine's hybrid recall with each result's graph
+        neighbours attached, then :func:`hebbs.rerank.contextual_rerank` (IDF late interaction,
+        neighbours, entity and time named in the cue)."""
+        output = self.engine.recall(
+            text,
+            strategies=["hybrid"],
+            top_k=POOL,
+            cue_embedding=cue_vector,
+            ef_search=EF_SEARCH,
+            scoring_weights=RELEVANCE_ONLY,
+            graph_context=2,
+        )
+        reranked = contextual_rerank(text, output, self.idf_reranker, top_n)
+        return [self.index_of[result.memory.id] for result in reranked.results]
+
     def late_interaction(
         self, query: str, indices: list[int], *, idf: bool = False
     ) -> NDArray[np.float32]:
@@ -156,4 +174,7 @@ def open_store(
         batch_ids = [memory.id for memory in stored]
         reranker.index_memories(batch_ids, [turn.content for turn in batch])
         ids.extend(batch_ids)
+    for i in range(1, len(turns)):
+        if turns[i].session == turns[i - 1].session:
+            engine.add_edges(ids[i], [hebbs.Edge(ids[i - 1], hebbs.EdgeType.FOLLOWED_BY)])
     return ConversationStore(conversation, engine, ids, reranker, idf_reranker)

@@ -7,6 +7,8 @@
 - :class:`CrossEncoderReranker` -- an ONNX cross-encoder from files the user points to.
 - :class:`HttpReranker` -- a client for hosted ``/rerank`` services.
 - :func:`rerank_recall` -- applies any of them to the fused top-N of a ``RecallOutput``.
+- :func:`contextual_rerank` -- the same, plus graph neighbours, the entity and the time the cue
+  names (:class:`ContextSignals`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .constants import (
     CacheDtype,
     QueryWeighting,
 )
+from .contextual import ContextSignals, contextual_rerank
 from .cross_encoder import CrossEncoderReranker
 from .http_reranker import HttpReranker
 from .late_interaction import LateInteractionReranker, maxsim_scores
@@ -40,6 +43,7 @@ __all__ = [
     "IDF_MATCH_THRESHOLD",
     "MAX_RERANK_TOP_N",
     "CacheDtype",
+    "ContextSignals",
     "CrossEncoderReranker",
     "HttpReranker",
     "LateInteractionReranker",
@@ -49,6 +53,7 @@ __all__ = [
     "RerankedResult",
     "Reranker",
     "TokenVectorCache",
+    "contextual_rerank",
     "maxsim_scores",
     "rerank_recall",
 ]

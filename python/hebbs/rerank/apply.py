@@ -55,6 +55,18 @@ class RerankedRecall:
         return len(self.results)
 
 
+def check_rerank_args(query: str, output: object, reranker: object, top_n: object) -> str:
+    """Checks the arguments shared by the re-ranking functions; returns the stripped query."""
+    query = check_query(query)
+    if not isinstance(output, RecallOutput):
+        raise invalid("output", f"must be a RecallOutput, got {type(output).__name__}")
+    if not isinstance(reranker, Reranker):
+        raise invalid("reranker", f"{type(reranker).__name__} has no rerank(query, documents)")
+    if isinstance(top_n, bool) or not isinstance(top_n, int) or not 1 <= top_n <= MAX_RERANK_TOP_N:
+        raise invalid("top_n", f"must be an int in 1..{MAX_RERANK_TOP_N}, got {top_n!r}")
+    return query
+
+
 def rerank_recall(
     query: str,
     output: RecallOutput,
@@ -65,13 +77,7 @@ def rerank_recall(
     ``query`` (the cue of the recall). A :class:`MemoryReranker` is given the memory ids too,
     so it can reuse cached work. The re-ranker's errors propagate
     (:class:`~hebbs.errors.RerankError` for a failing model or service)."""
-    query = check_query(query)
-    if not isinstance(output, RecallOutput):
-        raise invalid("output", f"must be a RecallOutput, got {type(output).__name__}")
-    if not isinstance(reranker, Reranker):
-        raise invalid("reranker", f"{type(reranker).__name__} has no rerank(query, documents)")
-    if isinstance(top_n, bool) or not isinstance(top_n, int) or not 1 <= top_n <= MAX_RERANK_TOP_N:
-        raise invalid("top_n", f"must be an int in 1..{MAX_RERANK_TOP_N}, got {top_n!r}")
+    query = check_rerank_args(query, output, reranker, top_n)
     results = output.results
     head = results[:top_n]
     memories = [result.memory for result in head]  # each access builds a new Memory object
