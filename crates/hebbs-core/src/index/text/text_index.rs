@@ -250,7 +250,7 @@ impl TextIndex {
             ])),
             None => words,
         };
-        let limit = k + uncommitted.deleted_len() + uncommitted.len();
+        let limit = k + uncommitted.deleted_len();
         let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
         let mut best: HashMap<MemoryId, f32> = HashMap::with_capacity(top.len());
         for (score, address) in top {
