@@ -1,15 +1,19 @@
-//! Criterion benchmarks of the engine's hot paths at 384 dimensions: the raw HNSW search, a full
-//! similarity recall (search + record reads + scoring + access bump), a temporal recall, and a
-//! single remember. The gap between `hnsw_search` and `recall_similarity` is the engine's
-//! overhead around the index. Run with `cargo bench -p hebbs-core`.
+//! Criterion benchmarks of the engine's hot paths at 384 dimensions: the index search (its flat
+//! copy of the graph), the same search on a bare `hnsw_rs` graph of the same vectors (the
+//! baseline the copy is measured against), a full similarity recall (search + record reads +
+//! scoring + access bump), a temporal recall, and a single remember. The gap between
+//! `hnsw_search` and `recall_similarity` is the engine's overhead around the index. Run with
+//! `cargo bench -p hebbs-core`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
+use anndists::dist::DistDot;
 use criterion::{criterion_group, criterion_main, Criterion};
 use hebbs_core::index::vector::{HnswParams, VectorIndex};
 use hebbs_core::recall::RecallRequest;
 use hebbs_core::{Engine, EngineConfig, MemoryId, RememberInput};
+use hnsw_rs::hnsw::Hnsw;
 
 const COUNT: usize = 10_000;
 const DIM: usize = 384;
@@ -52,6 +56,9 @@ fn bench(c: &mut Criterion) {
         .map(|(id, v)| (*id, None, v.as_slice()))
         .collect();
     index.insert_many(&items);
+    let bare = Hnsw::<f32, DistDot>::new(16, COUNT, 16, 200, DistDot);
+    let slots: Vec<(&[f32], usize)> = data.iter().map(Vec::as_slice).zip(0..).collect();
+    bare.parallel_insert_slice(&slots);
 
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = Engine::open(dir.path(), EngineConfig::default()).expect("open");
@@ -72,6 +79,9 @@ fn bench(c: &mut Criterion) {
     let mut q = queries.iter().cycle();
     group.bench_function("hnsw_search_ef50", |b| {
         b.iter(|| black_box(index.search(q.next().expect("cycle"), 10, None, None)))
+    });
+    group.bench_function("bare_hnsw_rs_search_ef50", |b| {
+        b.iter(|| black_box(bare.search(q.next().expect("cycle"), 10, 50)))
     });
     group.bench_function("recall_similarity_ef50", |b| {
         b.iter(|| {

@@ -1,5 +1,7 @@
 //! The HNSW fast path checked against brute force: recall@10 on 20k clustered vectors, with and
-//! without an entity filter and with tombstoned deletes.
+//! without an entity filter and with tombstoned deletes, on the flat search copy of the graph;
+//! and exact findability whatever state the copy is in (current, with a tail of newer vectors,
+//! or overflowed so that searches go to `hnsw_rs`).
 
 use std::collections::HashSet;
 
@@ -62,6 +64,8 @@ fn hnsw_matches_brute_force_on_clustered_vectors() {
         .collect();
     index.insert_many(&items);
     assert_eq!(index.len(), COUNT);
+    index.refresh_search_copy();
+    assert!(index.search_copy_is_current());
 
     let expected: Vec<Vec<MemoryId>> = queries
         .iter()
@@ -170,4 +174,35 @@ fn deferred_inserts_are_searchable_before_and_after_the_drain() {
         hits.iter().all(|hit| hit.id != ids[1999]),
         "a deleted vector was returned"
     );
+}
+
+#[test]
+fn every_vector_is_found_whatever_state_the_search_copy_is_in() {
+    let mut rng = Rng(11);
+    let vectors = clustered(&mut rng, 3000, 30, DIM, 1.0);
+    let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
+    let index = VectorIndex::new(HnswParams::default(), DIM, 0);
+    let top1 = |i: usize| index.search(&vectors[i], 1, None, None)[0].id;
+    let mut inserted = 0;
+    // Chunks of 1, a few, and more than the tail holds: the copy is current, has a tail of newer
+    // vectors, or has overflowed, depending on when the background worker last retook it.
+    for (round, size) in [1, 7, 40, 900, 3, 1200, 849].into_iter().enumerate() {
+        let chunk: Vec<(MemoryId, Option<&str>, &[f32])> = (inserted..inserted + size)
+            .map(|i| (ids[i], None, vectors[i].as_slice()))
+            .collect();
+        index.insert_many(&chunk);
+        inserted += size;
+        for i in (0..inserted).step_by(13).chain(inserted - size..inserted) {
+            assert_eq!(top1(i), ids[i], "vector {i} after round {round}");
+        }
+        if round == 3 {
+            index.refresh_search_copy();
+            assert!(index.search_copy_is_current());
+        }
+    }
+    assert_eq!(inserted, vectors.len());
+    index.refresh_search_copy();
+    for i in (0..inserted).step_by(11) {
+        assert_eq!(top1(i), ids[i], "vector {i} on the current copy");
+    }
 }

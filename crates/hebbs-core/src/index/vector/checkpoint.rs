@@ -10,7 +10,7 @@ use hnsw_rs::api::AnnT;
 use hnsw_rs::hnsw::Hnsw;
 use hnsw_rs::hnswio::HnswIo;
 
-use super::hnsw_index::VectorIndex;
+use super::hnsw_index::{empty_hnsw, VectorIndex};
 use super::params::HnswParams;
 use super::slots::SlotMap;
 use crate::error::{HebbsError, Result};
@@ -86,7 +86,7 @@ pub(super) fn load(dir: &Path, params: HnswParams) -> Result<Option<(VectorIndex
     let bytes = fs::read(&slots_path).map_err(io_err(&slots_path))?;
     let (slots, covered_seq, dimension) = SlotMap::decode(&bytes)?;
     let hnsw = if slots.len() == 0 {
-        VectorIndex::new(params, dimension, 0).into_hnsw()
+        empty_hnsw(params, 0)
     } else {
         // `load_hnsw` ties the graph's lifetime to the loader. With the default (non-mmap)
         // options the loader only holds file names and the graph owns its data, so the loader is

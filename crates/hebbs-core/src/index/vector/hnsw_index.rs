@@ -1,8 +1,7 @@
-//! [`VectorIndex`]: the `hnsw_rs` graph plus its [`SlotMap`] and the [`PendingQueue`] of vectors
-//! not yet in the graph. Inserts and searches take `&self` and may run concurrently; the slot map
-//! sits behind a read-write lock.
+//! [`VectorIndex`]: the `hnsw_rs` graph (searched through its flat copy, see `snapshot.rs`) plus
+//! its [`SlotMap`] and the [`PendingQueue`] of vectors not yet in the graph. Inserts and searches
+//! take `&self` and may run concurrently; the slot map sits behind a read-write lock.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Once};
 
@@ -11,10 +10,12 @@ use hnsw_rs::hnsw::Hnsw;
 use parking_lot::{Mutex, RwLock};
 
 use super::checkpoint;
-use super::drain_worker::{self, DrainSignal};
+use super::drain_worker;
 use super::params::{HnswParams, MAX_LAYERS};
 use super::pending::PendingQueue;
 use super::slots::SlotMap;
+use super::snapshot::{sort_dedup_truncate, Graph};
+use super::wake::WakeSignal;
 use crate::error::Result;
 use crate::memory::MemoryId;
 
@@ -25,6 +26,17 @@ const DRAIN_BATCH: usize = 1024;
 /// Most vectors the pending buffer holds. Past it, writers insert into the graph themselves, so
 /// a sustained write load is paced by the graph and the exact scan stays cheap.
 pub const MAX_PENDING: usize = 256;
+
+/// An empty `hnsw_rs` graph for `params`, sized for about `capacity_hint` vectors.
+pub(super) fn empty_hnsw(params: HnswParams, capacity_hint: usize) -> Hnsw<'static, f32, DistDot> {
+    Hnsw::new(
+        params.m,
+        capacity_hint.max(INITIAL_CAPACITY),
+        MAX_LAYERS,
+        params.ef_construction,
+        DistDot,
+    )
+}
 
 /// One search hit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,13 +49,13 @@ pub struct Neighbor {
 
 /// The HNSW index over memory vectors.
 pub struct VectorIndex {
-    hnsw: Hnsw<'static, f32, DistDot>,
+    graph: Arc<Graph>,
     slots: RwLock<SlotMap>,
     pending: PendingQueue,
     /// Held while moving pending vectors into the graph: one drain at a time.
     drain_lock: Mutex<()>,
     /// Wakes the background drain worker.
-    drain_signal: Arc<DrainSignal>,
+    drain_signal: Arc<WakeSignal>,
     /// Starts the worker with the first deferred insert.
     drain_worker: Once,
     params: HnswParams,
@@ -53,14 +65,12 @@ pub struct VectorIndex {
 impl VectorIndex {
     /// An empty index for vectors of `dimension`.
     pub fn new(params: HnswParams, dimension: usize, capacity_hint: usize) -> Self {
-        let hnsw = Hnsw::new(
-            params.m,
-            capacity_hint.max(INITIAL_CAPACITY),
-            MAX_LAYERS,
-            params.ef_construction,
-            DistDot,
-        );
-        Self::from_parts(hnsw, SlotMap::default(), params, dimension)
+        Self::from_parts(
+            empty_hnsw(params, capacity_hint),
+            SlotMap::default(),
+            params,
+            dimension,
+        )
     }
 
     pub(super) fn from_parts(
@@ -70,7 +80,7 @@ impl VectorIndex {
         dimension: usize,
     ) -> Self {
         Self {
-            hnsw,
+            graph: Graph::new(hnsw, dimension),
             slots: RwLock::new(slots),
             pending: PendingQueue::default(),
             drain_lock: Mutex::new(()),
@@ -93,11 +103,7 @@ impl VectorIndex {
     pub fn checkpoint(&self, dir: &Path, covered_seq: u64) -> Result<()> {
         self.drain();
         let slots = self.slots.write();
-        checkpoint::write(dir, &self.hnsw, &slots, covered_seq, self.dimension)
-    }
-
-    pub(super) fn into_hnsw(self) -> Hnsw<'static, f32, DistDot> {
-        self.hnsw
+        checkpoint::write(dir, self.graph.hnsw(), &slots, covered_seq, self.dimension)
     }
 
     /// The `ef_search` used when a call does not give one.
@@ -118,7 +124,7 @@ impl VectorIndex {
     pub fn insert(&self, id: MemoryId, entity: Option<&str>, vector: &[f32]) {
         let slot = self.slots.write().assign(id, entity);
         if let Some(slot) = slot {
-            self.hnsw.insert_slice((vector, slot));
+            self.graph.insert(&[(vector, slot)]);
         }
     }
 
@@ -148,17 +154,27 @@ impl VectorIndex {
             if batch.is_empty() {
                 return;
             }
-            if batch.len() == 1 {
-                self.hnsw.insert_slice((&batch[0].vector, batch[0].slot));
-            } else {
-                let items: Vec<(&[f32], usize)> = batch
-                    .iter()
-                    .map(|item| (item.vector.as_slice(), item.slot))
-                    .collect();
-                self.hnsw.parallel_insert_slice(&items);
-            }
+            let items: Vec<(&[f32], usize)> = batch
+                .iter()
+                .map(|item| (item.vector.as_slice(), item.slot))
+                .collect();
+            self.graph.insert(&items);
             self.pending.remove_front(batch.len());
         }
+    }
+
+    /// Retakes the flat search copy of the graph now, after moving pending vectors into the
+    /// graph. The background worker does this once inserts pause; calling it after a bulk load
+    /// makes the next searches fast at once. Inserts wait while it runs.
+    pub fn refresh_search_copy(&self) {
+        self.drain();
+        self.graph.refresh();
+    }
+
+    /// Whether the flat search copy holds every vector in the graph (no insert since it was
+    /// taken).
+    pub fn search_copy_is_current(&self) -> bool {
+        !self.graph.is_stale()
     }
 
     /// Vectors waiting for their graph insert.
@@ -177,7 +193,7 @@ impl VectorIndex {
                 })
                 .collect()
         };
-        self.hnsw.parallel_insert_slice(&batch);
+        self.graph.insert(&batch);
     }
 
     /// Tombstones `id`: it no longer appears in results.
@@ -219,24 +235,12 @@ impl VectorIndex {
             },
             None => None,
         };
-        let mut hits: Vec<(usize, f32)> = if entity_index.is_none() && slots.deleted_len() == 0 {
-            self.hnsw.search(query, k, ef)
-        } else {
-            let filter = |slot: &usize| slots.accepts(*slot, entity_index);
-            self.hnsw.search_filter(query, k, ef, Some(&filter))
-        }
-        .into_iter()
-        .map(|hit| (hit.d_id, hit.distance.max(0.0)))
-        .collect();
+        let filtered = entity_index.is_some() || slots.deleted_len() > 0;
+        let accept = |slot: usize| slots.accepts(slot, entity_index);
+        let mut hits = self.graph.search(query, k, ef, filtered, accept);
         if !self.pending.is_empty() {
-            hits.extend(
-                self.pending
-                    .scan(query, |slot| slots.accepts(slot, entity_index)),
-            );
-            hits.sort_by(|a, b| a.1.total_cmp(&b.1));
-            let mut seen = HashSet::with_capacity(hits.len());
-            hits.retain(|hit| seen.insert(hit.0));
-            hits.truncate(k);
+            hits.extend(self.pending.scan(query, accept));
+            sort_dedup_truncate(&mut hits, k);
         }
         hits.into_iter()
             .filter_map(|(slot, distance)| slots.live_id(slot).map(|id| Neighbor { id, distance }))

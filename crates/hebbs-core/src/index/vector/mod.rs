@@ -3,10 +3,13 @@
 
 mod checkpoint;
 mod drain_worker;
+mod flat_graph;
 mod hnsw_index;
 mod params;
 mod pending;
 mod slots;
+mod snapshot;
+mod wake;
 
 pub use hnsw_index::{Neighbor, VectorIndex, MAX_PENDING};
 pub use params::{
