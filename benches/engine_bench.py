@@ -146,6 +146,10 @@ def main() -> None:
             (f"engine remember paced {PACE_S * 1e3:.0f} ms p50 / p99", f"{p50:.3f} / {p99:.3f} ms")
         )
 
+        start = time.perf_counter()
+        mem.optimize()
+        rows.append(("optimize (drain + flat search copy)", f"{time.perf_counter() - start:.2f} s"))
+
         engine_p50: dict[int, float] = {}
         engine_recall: dict[int, float] = {}
         for ef in EF_SWEEP:

@@ -46,6 +46,14 @@ def test_paraphrase_recalls_its_memory_first(mem: hebbs.Hebbs) -> None:
         assert detail.relevance == pytest.approx(1 - detail.distance, abs=1e-5)
 
 
+def test_optimize_keeps_the_answers(mem: hebbs.Hebbs) -> None:
+    stored = remember_facts(mem)
+    before = [mem.recall(cue, top_k=1).results[0].memory.id for cue, _ in PARAPHRASES]
+    mem.optimize()
+    after = [mem.recall(cue, top_k=1).results[0].memory.id for cue, _ in PARAPHRASES]
+    assert before == after == [stored[expected].id for _, expected in PARAPHRASES]
+
+
 def test_remember_many_returns_input_order_and_get_round_trips(mem: hebbs.Hebbs) -> None:
     stored = remember_facts(mem)
     assert [m.content for m in stored] == [text for text, _ in FACTS]

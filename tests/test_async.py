@@ -20,6 +20,7 @@ async def test_async_api_end_to_end(tmp_path: Path, embedder: Embedder) -> None:
             ]
         )
         single = await mem.remember("Maya likes notes by email", entity_id="maya")
+        await mem.optimize()
         results = await asyncio.gather(
             mem.recall("price reduction for a large purchase"),
             mem.recall("single sign-on problem"),
@@ -37,7 +38,7 @@ async def test_async_api_end_to_end(tmp_path: Path, embedder: Embedder) -> None:
 
 def test_async_methods_mirror_sync_methods() -> None:
     public = {name for name in dir(hebbs.Hebbs) if not name.startswith("_")}
-    mirrored = {"remember", "remember_many", "get", "recall", "health", "close", "open"}
+    mirrored = {"remember", "remember_many", "get", "recall", "optimize", "health", "close", "open"}
     assert mirrored <= public
     for name in mirrored:
         assert asyncio.iscoroutinefunction(getattr(hebbs.AsyncHebbs, name)), name

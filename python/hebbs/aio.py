@@ -299,6 +299,10 @@ class AsyncHebbs:
         """See :meth:`Hebbs.tombstones`."""
         return await _in_thread(self._engine.tombstones, after=after, limit=limit)
 
+    async def optimize(self) -> None:
+        """See :meth:`Hebbs.optimize`."""
+        await _in_thread(self._engine.optimize)
+
     async def health(self) -> HealthStatus:
         """See :meth:`Hebbs.health`."""
         return await _in_thread(self._engine.health)

@@ -472,6 +472,12 @@ class Hebbs:
         """Serving state, version, memory count and uptime."""
         return self._native.health()
 
+    def optimize(self) -> None:
+        """Finishes the vector index work that otherwise runs in the background (pending
+        vectors into the graph, the graph's flat search copy), so the next recalls run at full
+        speed. Call it after a bulk load; index inserts wait while it runs."""
+        self._native.optimize()
+
     def checkpoint(self) -> None:
         """Writes the vector index checkpoint now (``close`` does it too)."""
         self._native.checkpoint()

@@ -412,6 +412,12 @@ impl NativeEngine {
         Ok(engine_call(py, move || Ok(engine.health()))?.into())
     }
 
+    /// Finishes the vector index's background work now (see `Engine::optimize`).
+    fn optimize(&self, py: Python<'_>) -> PyResult<()> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.optimize())
+    }
+
     /// Checkpoints the vector index now.
     fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
         let engine = self.slot.get().map_err(to_py_err)?;

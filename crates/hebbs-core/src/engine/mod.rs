@@ -512,6 +512,18 @@ impl Engine {
         }
     }
 
+    /// Finishes the vector index work that otherwise runs in the background, so the next
+    /// recalls run at full speed: moves pending vectors into the graph and takes the graph's flat
+    /// search copy (see `index::vector`). Call it after a bulk load; graph inserts wait while it
+    /// runs (at 100k vectors, a fraction of a second).
+    pub fn optimize(&self) -> Result<()> {
+        self.check_open()?;
+        if let Some(index) = self.current_index() {
+            index.refresh_search_copy();
+        }
+        Ok(())
+    }
+
     /// Writes a vector index checkpoint now and drops the changelog it covers.
     pub fn checkpoint(&self) -> Result<()> {
         let mut writer = self.writer.lock();

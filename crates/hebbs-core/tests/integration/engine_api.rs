@@ -457,6 +457,46 @@ fn missing_checkpoint_is_rebuilt_from_the_store() {
 }
 
 #[test]
+fn optimize_keeps_every_answer_and_is_refused_after_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(12);
+    let vectors: Vec<Vec<f32>> = (0..1500).map(|_| rng.vector(DIM)).collect();
+    let ids: Vec<MemoryId> = engine
+        .remember_many(
+            vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| input(&format!("memory {i}"), v.clone(), None, None))
+                .collect(),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|memory| memory.id)
+        .collect();
+    let late_vector = rng.vector(DIM);
+    let late = engine
+        .remember(input("late", late_vector.clone(), None, None))
+        .unwrap();
+    let top = |vector: &[f32]| {
+        engine
+            .recall(&RecallRequest::similarity(vector.to_vec()))
+            .unwrap()
+            .results[0]
+            .memory
+            .id
+    };
+    let before: Vec<MemoryId> = vectors.iter().step_by(50).map(|v| top(v)).collect();
+    engine.optimize().unwrap();
+    let after: Vec<MemoryId> = vectors.iter().step_by(50).map(|v| top(v)).collect();
+    assert_eq!(before, after);
+    assert_eq!(after, ids.iter().step_by(50).copied().collect::<Vec<_>>());
+    assert_eq!(top(&late_vector), late.id);
+    engine.close().unwrap();
+    assert!(matches!(engine.optimize(), Err(HebbsError::Closed)));
+}
+
+#[test]
 fn calls_after_close_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let engine = open(dir.path());
