@@ -9,12 +9,12 @@ stale; :meth:`discard` drops the entries of forgotten memories.
 Storage per token: int8 codes plus one float32 scale (``dimension + 4`` bytes), float16
 (``2 * dimension``) or float32 (``4 * dimension``). Thread-safe.
 
-With ``store=`` (an open :class:`hebbs.Hebbs`, or anything with its ``put_token_vectors`` and
-``get_token_vectors``) the int8 codes and scales are also written to the engine, durably, and
-read back from it when the in-memory LRU misses: after a reopen, re-ranking reads the stored
-vectors instead of re-encoding the candidates. Forget deletes the stored vectors with their
-memory. Only int8 is persisted; a store with ``dtype="float16"`` or ``"float32"`` is rejected
-(those dtypes stay in memory only).
+With ``store=`` (an open :class:`hebbs.Hebbs`, the ``.sync`` of an :class:`hebbs.AsyncHebbs`,
+or anything with their ``put_token_vectors`` and ``get_token_vectors``) the int8 codes and
+scales are also written to the engine, durably, and read back from it when the in-memory LRU
+misses: after a reopen, re-ranking reads the stored vectors instead of re-encoding the
+candidates. Forget deletes the stored vectors with their memory. Only int8 is persisted; a
+store with ``dtype="float16"`` or ``"float32"`` is rejected (those dtypes stay in memory only).
 """
 
 from __future__ import annotations
