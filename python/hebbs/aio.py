@@ -43,6 +43,8 @@ from hebbs.types import (
     RecallOutput,
     ScoringWeights,
     TimestampLike,
+    TokenVectors,
+    TokenVectorsItem,
     Tombstone,
 )
 
@@ -238,6 +240,14 @@ class AsyncHebbs:
     async def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:
         """See :meth:`Hebbs.add_edges`."""
         await _in_thread(self._engine.add_edges, id, list(edges))
+
+    async def put_token_vectors(self, items: Iterable[TokenVectorsItem]) -> None:
+        """See :meth:`Hebbs.put_token_vectors`."""
+        await _in_thread(self._engine.put_token_vectors, list(items))
+
+    async def get_token_vectors(self, ids: Sequence[MemoryIdLike]) -> list[TokenVectors | None]:
+        """See :meth:`Hebbs.get_token_vectors`."""
+        return await _in_thread(self._engine.get_token_vectors, ids)
 
     async def revise(
         self,

@@ -41,7 +41,7 @@ from hebbs._native import (
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError
 from hebbs.subscription import Subscription
-from hebbs.types import MemoryIdLike, TimestampLike
+from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
 #: What ``embedder=`` accepts: None (the bundled model), an Embedder, or a callable
 #: ``list[str] -> array [n, d]``.
@@ -293,6 +293,23 @@ class Hebbs:
         or nothing: a missing target raises :class:`~hebbs.errors.InvalidInputError` naming
         ``edges[i].target``."""
         self._native.add_edges(id, list(edges))
+
+    def put_token_vectors(self, items: Iterable[TokenVectorsItem]) -> None:
+        """Stores the quantised per-token vectors of existing memories (what a
+        late-interaction re-ranker matches against; see
+        :class:`hebbs.rerank.TokenVectorCache`), replacing any stored before. Each item is
+        ``(id, codes, scales)``: int8 codes ``[tokens, dimension]`` and one positive float32
+        scale per token. Durable; forget deletes them with the memory. All or nothing: a bad
+        shape or an unknown id raises :class:`~hebbs.errors.InvalidInputError` naming
+        ``items[i].codes``, ``items[i].scales``, ``items[i].dimension`` or ``items[i].id``."""
+        self._native.put_token_vectors(list(items))
+
+    def get_token_vectors(self, ids: Sequence[MemoryIdLike]) -> list[TokenVectors | None]:
+        """The stored ``(codes, scales)`` of each of ``ids`` in one read, None where none are
+        stored."""
+        if isinstance(ids, (str, bytes)):
+            raise invalid("ids", "expected a list of ids, not a single id")
+        return self._native.get_token_vectors(list(ids))
 
     def revise(
         self,

@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Union
 
+import numpy as np
+from numpy.typing import NDArray
+
 from hebbs._native import (
     Edge,
     EdgeType,
@@ -36,6 +39,11 @@ else:
 MemoryIdLike = Union[bytes, str]
 #: A timestamp: microseconds since the Unix epoch, or a timezone-aware datetime.
 TimestampLike = Union[int, datetime]
+#: The stored token vectors of one memory: int8 codes ``[tokens, dimension]`` and one float32
+#: scale per token (token ``t`` is ``codes[t] * scales[t]``).
+TokenVectors = tuple[NDArray[np.int8], NDArray[np.float32]]
+#: One entry of ``put_token_vectors``: a memory id, its codes and its scales.
+TokenVectorsItem = tuple[MemoryIdLike, NDArray[np.int8], NDArray[np.float32]]
 
 
 class RememberItem(TypedDict):

@@ -49,6 +49,11 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(self.array()?))
     }
 
+    /// Whether every byte was read.
+    pub(crate) fn is_done(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+
     /// A u32 length, then that many bytes.
     pub(crate) fn bytes(&mut self) -> Result<&'a [u8]> {
         let len = self.u32()? as usize;

@@ -33,7 +33,7 @@ pub mod subscribe;
 pub use engine::{AutoForget, Engine, EngineConfig, HealthStatus, RememberInput, RevisionInput};
 pub use error::{HebbsError, Result};
 pub use forget::{ForgetRequest, ForgetResult};
-pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, Tombstone};
+pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, TokenVectors, Tombstone};
 pub use recall::{
     CausalDirection, PrimeOutput, PrimeRequest, RecallOutput, RecallRequest, RecallResult,
     ScoringWeights, Strategy, StrategyConfig, StrategyDetail, StrategyError,

@@ -24,6 +24,7 @@ use crate::recall_types::{
 };
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
+use crate::token_vectors::{extract_items, to_arrays, TokenArrays};
 use crate::types::{extract_id, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
@@ -455,6 +456,28 @@ impl NativeEngine {
     #[getter]
     fn closed(&self) -> bool {
         self.slot.get().is_err()
+    }
+
+    /// Stores `(id, codes, scales)` token vectors of existing memories, all or nothing.
+    fn put_token_vectors(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        let items = extract_items(items)?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.put_token_vectors(&items))
+    }
+
+    /// The stored `(codes, scales)` of each id, None where none are stored.
+    fn get_token_vectors<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Option<TokenArrays<'py>>>> {
+        let ids = extract_ids(ids, "ids")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let found = engine_call(py, move || engine.get_token_vectors(&ids))?;
+        Ok(found
+            .into_iter()
+            .map(|vectors| vectors.map(|vectors| to_arrays(py, vectors)))
+            .collect())
     }
 
     /// Adds edges from memory `id` to existing memories, both directions, all or nothing.

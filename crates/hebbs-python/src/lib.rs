@@ -10,6 +10,7 @@ mod lifecycle;
 mod recall_types;
 mod slot;
 mod subscription;
+mod token_vectors;
 mod types;
 
 use pyo3::prelude::*;

@@ -3,7 +3,8 @@
 - :class:`Reranker` -- the protocol: ``rerank(query, documents) -> scores`` (higher is better).
 - :class:`LateInteractionReranker` -- token-level MaxSim over the bundled embedder's token
   vectors; offline, no extra model. With a :class:`TokenVectorCache` (int8, float16 or float32,
-  keyed by memory id) candidates are not re-encoded at query time.
+  keyed by memory id, int8 optionally persisted in the engine: ``store=hebbs``) candidates are
+  not re-encoded at query time, also after a reopen.
 - :class:`CrossEncoderReranker` -- an ONNX cross-encoder from files the user points to.
 - :class:`HttpReranker` -- a client for hosted ``/rerank`` services.
 - :func:`rerank_recall` -- applies any of them to the fused top-N of a ``RecallOutput``.
@@ -31,7 +32,7 @@ from .cross_encoder import CrossEncoderReranker
 from .http_reranker import HttpReranker
 from .late_interaction import LateInteractionReranker, maxsim_scores
 from .protocol import MemoryReranker, Reranker
-from .token_cache import TokenVectorCache
+from .token_cache import TokenVectorCache, TokenVectorStore
 
 __all__ = [
     "DEFAULT_CACHE_DTYPE",
@@ -53,6 +54,7 @@ __all__ = [
     "RerankedResult",
     "Reranker",
     "TokenVectorCache",
+    "TokenVectorStore",
     "contextual_rerank",
     "maxsim_scores",
     "rerank_recall",

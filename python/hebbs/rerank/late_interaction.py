@@ -11,7 +11,8 @@ The query is encoded once per call, the documents in batches of the embedder. Sp
 (``[CLS]``, ``[SEP]``) and tokens made only of punctuation or symbols are left out of the
 match on both sides by default (the embedder still sees the whole text, so the kept tokens are
 contextualised by them); a text with no token left keeps all of its tokens. With a
-:class:`TokenVectorCache`, document token vectors are stored per memory id and reused.
+:class:`TokenVectorCache`, document token vectors are stored per memory id and reused; with a
+cache persisted in the engine (``TokenVectorCache(store=hebbs)``) they survive a reopen.
 """
 
 from __future__ import annotations
@@ -106,8 +107,8 @@ class LateInteractionReranker:
     def rerank_memories(
         self, query: str, ids: Sequence[MemoryIdLike], documents: Sequence[str]
     ) -> NDArray[np.float32]:
-        """Like :meth:`rerank`, reusing cached token vectors of memories ``ids`` and caching
-        the ones it has to encode."""
+        """Like :meth:`rerank`, reusing cached token vectors of memories ``ids`` (from memory,
+        else in one read of the cache's store) and caching the ones it has to encode."""
         query, texts = check_input(query, documents)
         keys = check_ids(ids, len(texts))
         if not texts:
@@ -117,15 +118,15 @@ class LateInteractionReranker:
         return self._scores(query, self._cached_vectors(keys, texts))
 
     def index_memories(self, ids: Sequence[MemoryIdLike], documents: Sequence[str]) -> int:
-        """Encodes ``documents`` (the contents of memories ``ids``) into the cache, for example
-        right after ``remember_many``. Returns the bytes the cache grew by."""
+        """Encodes ``documents`` (the contents of memories ``ids``) into the cache, and into its
+        store in one write if it has one, for example right after ``remember_many``. Returns
+        the bytes the in-memory cache grew by."""
         if self.cache is None:
             raise RerankError("index_memories needs a TokenVectorCache (pass cache=...)")
         texts = check_documents(documents)
         keys = check_ids(ids, len(texts))
         before = self.cache.nbytes
-        for key, matrix in zip(keys, self.document_vectors(texts)):
-            self.cache.put(key, matrix)
+        self.cache.put_many(list(zip(keys, self.document_vectors(texts))))
         return self.cache.nbytes - before
 
     def query_vectors(self, query: str) -> NDArray[np.float32]:
@@ -141,12 +142,15 @@ class LateInteractionReranker:
 
     def _cached_vectors(self, keys: list[bytes], texts: list[str]) -> list[NDArray[np.float32]]:
         assert self.cache is not None
-        found = [self.cache.get(key) for key in keys]
+        found = self.cache.get_many(keys)
         missing = [i for i, matrix in enumerate(found) if matrix is None]
         if missing:
             fresh = self.document_vectors([texts[i] for i in missing])
-            for i, matrix in zip(missing, fresh):
-                found[i] = self.cache.put(keys[i], matrix)
+            stored = self.cache.put_many(
+                [(keys[i], matrix) for i, matrix in zip(missing, fresh)], skip_unknown=True
+            )
+            for i, matrix in zip(missing, stored):
+                found[i] = matrix
         return [matrix for matrix in found if matrix is not None]
 
     def _kept_vectors(self, texts: list[str], *, query: bool) -> list[NDArray[np.float32]]:

@@ -1,7 +1,7 @@
 //! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
-//! `remember`, `get`, `recall` and `health`; `add_edges`, `revise`/`lineage` and
-//! `forget`/`forget_decayed` live in their own files. It takes vectors; embedding text is the
-//! caller's job.
+//! `remember`, `get`, `recall` and `health`; `add_edges`, `revise`/`lineage`,
+//! `forget`/`forget_decayed` and `put_token_vectors`/`get_token_vectors` live in their own
+//! files. It takes vectors; embedding text is the caller's job.
 //!
 //! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth), `hnsw/`
 //! (the vector index checkpoint) and `text/` (the full-text index).
@@ -17,6 +17,7 @@ mod rebuild;
 mod recovery;
 mod revise;
 mod shared;
+mod token_vectors;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,11 +1,13 @@
 //! The data model of seed 003: memories, their ids, kinds and edges, the limits on each field,
-//! and the tombstone a forgotten memory leaves for audit.
+//! the tombstone a forgotten memory leaves for audit, and the quantised
+//! per-token vectors a late-interaction re-ranker stores with a memory.
 
 mod edge;
 mod id;
 mod kind;
 mod limits;
 mod record;
+mod token_vectors;
 mod tombstone;
 
 pub use edge::{Edge, EdgeType, DEFAULT_EDGE_CONFIDENCE};
@@ -16,4 +18,5 @@ pub use limits::{
     MAX_VECTOR_DIMENSION,
 };
 pub use record::{Memory, RecordHeader, StoredMemory};
+pub use token_vectors::{TokenVectors, MAX_TOKENS_PER_MEMORY};
 pub use tombstone::{content_sha256, Tombstone};

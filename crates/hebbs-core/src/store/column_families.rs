@@ -25,9 +25,22 @@ pub const CHANGELOG: &str = "changelog";
 /// session ‖ 0x00 ‖ touched_at (BE) ‖ id -> empty: which memories a conversation touched.
 pub const SESSIONS: &str = "sessions";
 
+/// id -> int8 per-token vectors and their scales (`memory::TokenVectors`), for re-ranking.
+pub const TOKEN_VECTORS: &str = "token_vectors";
+
 /// Every column family, in the order they are opened.
-pub const ALL_COLUMN_FAMILIES: [&str; 10] = [
-    MEMORIES, VECTORS, TEMPORAL, EDGES_OUT, EDGES_IN, ACCESS, TOMBSTONES, META, CHANGELOG, SESSIONS,
+pub const ALL_COLUMN_FAMILIES: [&str; 11] = [
+    MEMORIES,
+    VECTORS,
+    TEMPORAL,
+    EDGES_OUT,
+    EDGES_IN,
+    ACCESS,
+    TOMBSTONES,
+    META,
+    CHANGELOG,
+    SESSIONS,
+    TOKEN_VECTORS,
 ];
 
 /// Block cache shared by all column families, in bytes.
@@ -62,12 +75,17 @@ pub fn descriptors() -> Vec<ColumnFamilyDescriptor> {
 fn cf_options(name: &str, cache: &Cache) -> Options {
     let mut block = BlockBasedOptions::default();
     block.set_block_cache(cache);
-    if matches!(name, MEMORIES | VECTORS | ACCESS) {
+    if matches!(name, MEMORIES | VECTORS | ACCESS | TOKEN_VECTORS) {
         block.set_bloom_filter(BLOOM_BITS_PER_KEY, false);
     }
     let mut options = Options::default();
     options.set_block_based_table_factory(&block);
-    options.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    // int8 codes do not compress (LZ4 saved 0.1% on them), so their reads skip decompression.
+    options.set_compression_type(if name == TOKEN_VECTORS {
+        rocksdb::DBCompressionType::None
+    } else {
+        rocksdb::DBCompressionType::Lz4
+    });
     if name == ACCESS {
         options.set_merge_operator_associative("hebbs_access", merge_access);
         options.set_max_successive_merges(MAX_SUCCESSIVE_MERGES);

@@ -1,18 +1,20 @@
-//! The deletes of `forget`: a memory's record, vector, temporal key and access counter, its
-//! edges in both directions, and the changelog entry that tells the vector index to drop it.
-//! Every delete widens the batch's touched ranges, which a purge compacts afterwards.
+//! The deletes of `forget`: a memory's record, vector, temporal key, access counter and token
+//! vectors, its edges in both directions, and the changelog entry that tells the vector index
+//! to drop it. Every delete widens the batch's touched ranges, which a purge compacts afterwards.
 
 use super::batch::StoreBatch;
 use super::changelog::{ChangeOp, ChangelogEntry};
-use super::column_families::{ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, TEMPORAL, VECTORS};
+use super::column_families::{
+    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, TEMPORAL, TOKEN_VECTORS, VECTORS,
+};
 use super::keys::{edge_key, TemporalKey};
 use super::purge::TouchedRanges;
 use crate::memory::{EdgeType, MemoryId, StoredMemory};
 
 impl StoreBatch<'_> {
-    /// Deletes memory `id` (whose record is `record`) from `memories`, `vectors`, `temporal`
-    /// and `access`, and logs the delete at changelog sequence `seq`. Its edges are deleted
-    /// separately with [`StoreBatch::delete_edge`].
+    /// Deletes memory `id` (whose record is `record`) from `memories`, `vectors`, `temporal`,
+    /// `access` and `token_vectors`, and logs the delete at changelog sequence `seq`. Its edges
+    /// are deleted separately with [`StoreBatch::delete_edge`].
     pub fn delete_memory(&mut self, id: &MemoryId, record: &StoredMemory, seq: u64) {
         let temporal = TemporalKey {
             entity: record.entity_id.clone().unwrap_or_default(),
@@ -23,6 +25,7 @@ impl StoreBatch<'_> {
         self.delete(MEMORIES, id.as_bytes());
         self.delete(VECTORS, id.as_bytes());
         self.delete(ACCESS, id.as_bytes());
+        self.delete(TOKEN_VECTORS, id.as_bytes());
         self.delete(TEMPORAL, &temporal);
         let entry = ChangelogEntry {
             seq,

@@ -10,13 +10,14 @@ mod erase;
 mod keys;
 mod purge;
 mod scans;
+mod token_vectors;
 
 pub use access::AccessStats;
 pub use batch::StoreBatch;
 pub use changelog::{ChangeOp, ChangelogEntry};
 pub use column_families::{
     ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL,
-    TOMBSTONES, VECTORS,
+    TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };
 pub use db::Store;
 pub use keys::{decode_vector, encode_vector, TemporalKey};

@@ -12,4 +12,5 @@ mod hybrid;
 mod index_rebuild;
 mod recall_strategies;
 mod subscribe;
+mod token_vectors;
 mod watchdog;
