@@ -7,6 +7,7 @@ mod changelog;
 mod column_families;
 mod db;
 mod erase;
+mod hot;
 mod keys;
 mod purge;
 mod scans;
@@ -19,5 +20,6 @@ pub use column_families::{
     TOMBSTONES, VECTORS,
 };
 pub use db::Store;
+pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};
 pub use keys::{decode_vector, encode_vector, TemporalKey};
 pub use purge::TouchedRanges;
