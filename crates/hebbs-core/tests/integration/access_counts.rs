@@ -235,3 +235,139 @@ fn access_counts_stay_exact_while_flushes_race_recalls() {
     let counts: Vec<u64> = ids.iter().map(|id| want[id]).collect();
     assert_eq!(stored_counts(dir.path(), &ids), counts);
 }
+
+/// Revises one of `heads` (replacing it by its revision) `rounds` times; returns every id made.
+fn revise_chains(
+    engine: &Engine,
+    mut heads: Vec<MemoryId>,
+    seed: u64,
+    rounds: usize,
+) -> Vec<MemoryId> {
+    let mut rng = Rng(seed);
+    let mut made = Vec::new();
+    for _ in 0..rounds {
+        let at = rng.next_u64() as usize % heads.len();
+        let revision = RevisionInput {
+            importance: Some((rng.next_u64() % 11) as f32 / 10.0),
+            ..RevisionInput::default()
+        };
+        heads[at] = engine.revise(&heads[at], revision).unwrap().id;
+        made.push(heads[at]);
+    }
+    made
+}
+
+/// Revisers, a thread that revises and forgets the revision again (clearing the superseded flag
+/// of the old record), and recallers, all at once: afterwards the scoring cache agrees with
+/// RocksDB. A recall returns exactly the live memories no revision supersedes (a stale cached
+/// flag would hide one or let a superseded one through), and every access count is the number of
+/// recalls that returned the memory.
+#[test]
+fn scoring_cache_stays_true_under_concurrent_revise_and_forget() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Arc::new(open(dir.path()));
+    let mut rng = Rng(79);
+    let mut initial = Vec::new();
+    for i in 0..30 {
+        let memory = input(&format!("m{i}"), rng.vector(DIM), None, None);
+        initial.push(engine.remember(memory).unwrap().id);
+    }
+    let done = Arc::new(AtomicBool::new(false));
+    let (made, forgotten, mut returned) = within_limit("revise, forget and recall at once", {
+        let engine = Arc::clone(&engine);
+        let done = Arc::clone(&done);
+        let initial = initial.clone();
+        move || {
+            let revisers: Vec<_> = (0..2)
+                .map(|r| {
+                    let engine = Arc::clone(&engine);
+                    let heads = initial[r * 10..(r + 1) * 10].to_vec();
+                    thread::spawn(move || revise_chains(&engine, heads, 100 + r as u64, 40))
+                })
+                .collect();
+            let forgetter = {
+                let engine = Arc::clone(&engine);
+                let owned = initial[20..].to_vec();
+                thread::spawn(move || {
+                    let mut forgotten = Vec::new();
+                    for round in 0..30 {
+                        let revision = RevisionInput {
+                            importance: Some(0.9),
+                            ..RevisionInput::default()
+                        };
+                        let new = engine
+                            .revise(&owned[round % owned.len()], revision)
+                            .unwrap();
+                        engine.forget(&ForgetRequest::ids(vec![new.id])).unwrap();
+                        forgotten.push(new.id);
+                    }
+                    forgotten
+                })
+            };
+            let recallers: Vec<_> = (0..2)
+                .map(|r| {
+                    let engine = Arc::clone(&engine);
+                    let done = Arc::clone(&done);
+                    thread::spawn(move || {
+                        let mut rng = Rng(200 + r);
+                        let mut returned: HashMap<MemoryId, u64> = HashMap::new();
+                        while !done.load(Ordering::Acquire) {
+                            let request = RecallRequest {
+                                top_k: 20,
+                                ..RecallRequest::similarity(rng.vector(DIM))
+                            };
+                            for result in engine.recall(&request).unwrap().results {
+                                *returned.entry(result.memory.id).or_default() += 1;
+                            }
+                        }
+                        returned
+                    })
+                })
+                .collect();
+            let mut made = Vec::new();
+            for reviser in revisers {
+                made.extend(reviser.join().unwrap());
+            }
+            let forgotten = forgetter.join().unwrap();
+            done.store(true, Ordering::Release);
+            let mut returned: HashMap<MemoryId, u64> = HashMap::new();
+            for recaller in recallers {
+                for (id, count) in recaller.join().unwrap() {
+                    *returned.entry(id).or_default() += count;
+                }
+            }
+            (made, forgotten, returned)
+        }
+    });
+    let gone: HashSet<MemoryId> = forgotten.into_iter().collect();
+    let mut current = HashSet::new();
+    for id in initial.iter().chain(&made) {
+        if !engine.get(id, false).unwrap().superseded {
+            current.insert(*id);
+        }
+    }
+    for id in &gone {
+        assert!(matches!(
+            engine.get(id, false),
+            Err(HebbsError::NotFound { .. })
+        ));
+    }
+    for _ in 0..20 {
+        let request = RecallRequest {
+            top_k: 500,
+            ef_search: Some(500),
+            ..RecallRequest::similarity(rng.vector(DIM))
+        };
+        let results = engine.recall(&request).unwrap().results;
+        let seen: HashSet<MemoryId> = results.iter().map(|result| result.memory.id).collect();
+        assert_eq!(seen, current);
+        for result in results {
+            assert!(!result.memory.superseded);
+            *returned.entry(result.memory.id).or_default() += 1;
+        }
+    }
+    for id in initial.iter().chain(&made) {
+        let want = returned.get(id).copied().unwrap_or(0);
+        assert_eq!(engine.get(id, false).unwrap().access_count, want, "{id}");
+    }
+}
