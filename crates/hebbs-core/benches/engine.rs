@@ -8,70 +8,16 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use anndists::dist::DistDot;
 use criterion::{criterion_group, criterion_main, Criterion};
-use hebbs_core::index::vector::{HnswParams, VectorIndex};
 use hebbs_core::recall::RecallRequest;
-use hebbs_core::{Engine, EngineConfig, MemoryId, RememberInput};
-use hnsw_rs::hnsw::Hnsw;
+use hebbs_core::RememberInput;
 
-const COUNT: usize = 10_000;
-const DIM: usize = 384;
-const CLUSTERS: usize = 100;
-const ENTITIES: usize = 100;
-
-fn vectors(count: usize) -> Vec<Vec<f32>> {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-    };
-    let centres: Vec<Vec<f32>> = (0..CLUSTERS)
-        .map(|_| (0..DIM).map(|_| next()).collect())
-        .collect();
-    (0..count)
-        .map(|i| {
-            let mut v: Vec<f32> = centres[i % CLUSTERS]
-                .iter()
-                .map(|c| c + 0.6 * next())
-                .collect();
-            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            v.iter_mut().for_each(|x| *x /= norm);
-            v
-        })
-        .collect()
-}
+mod common;
 
 fn bench(c: &mut Criterion) {
-    let data = vectors(COUNT + 100);
-    let (data, queries) = data.split_at(COUNT);
-
-    let index = VectorIndex::new(HnswParams::default(), DIM, COUNT);
-    let ids: Vec<MemoryId> = (0..COUNT).map(|_| MemoryId::new()).collect();
-    let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
-        .iter()
-        .zip(data)
-        .map(|(id, v)| (*id, None, v.as_slice()))
-        .collect();
-    index.insert_many(&items);
-    let bare = Hnsw::<f32, DistDot>::new(16, COUNT, 16, 200, DistDot);
-    let slots: Vec<(&[f32], usize)> = data.iter().map(Vec::as_slice).zip(0..).collect();
-    bare.parallel_insert_slice(&slots);
-
-    let dir = tempfile::tempdir().expect("temp dir");
-    let engine = Engine::open(dir.path(), EngineConfig::default()).expect("open");
-    let inputs = data
-        .iter()
-        .enumerate()
-        .map(|(i, v)| RememberInput {
-            entity_id: Some(format!("entity-{}", i % ENTITIES)),
-            ..RememberInput::new(format!("memory {i}"), v.clone())
-        })
-        .collect();
-    engine.remember_many(inputs).expect("bulk load");
-
+    let loaded = common::load();
+    let (index, engine, bare) = (&loaded.index, &loaded.engine, &loaded.bare);
+    let queries = &loaded.queries;
     let mut group = c.benchmark_group("engine_10k_384d");
     group
         .measurement_time(Duration::from_secs(5))
@@ -99,7 +45,7 @@ fn bench(c: &mut Criterion) {
             black_box(engine.recall(&request).expect("recall"))
         })
     });
-    let mut entity = (0..ENTITIES).cycle();
+    let mut entity = (0..common::ENTITIES).cycle();
     group.bench_function("recall_temporal", |b| {
         b.iter(|| {
             let request =

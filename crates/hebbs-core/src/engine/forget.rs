@@ -108,9 +108,10 @@ impl Engine {
     /// Every `(column family, key)` of the store whose key or value contains `needle` (an
     /// id's bytes, a piece of content): a full streaming scan, for audits proving an erasure.
     /// After a forget, an id remains only in its tombstone, plus the changelog delete until
-    /// the next checkpoint.
+    /// the next checkpoint. Pending access counts are written first, so the scan sees them.
     pub fn find_bytes(&self, needle: &[u8]) -> Result<Vec<(&'static str, Vec<u8>)>> {
         self.check_open()?;
+        self.store.flush_accesses()?;
         self.store.find_bytes(needle)
     }
 

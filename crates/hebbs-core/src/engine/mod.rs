@@ -6,6 +6,7 @@
 //! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth), `hnsw/`
 //! (the vector index checkpoint) and `text/` (the full-text index).
 
+mod access_flush;
 mod auto_forget;
 mod clock;
 mod config;
@@ -26,6 +27,7 @@ use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 
+pub use access_flush::ACCESS_FLUSH_INTERVAL;
 pub use clock::now_us;
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
@@ -37,6 +39,7 @@ pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
 pub use revise::RevisionInput;
 
+use access_flush::AccessFlusher;
 use auto_forget::AutoForgetWorker;
 use rebuild::RebuildSlot;
 
@@ -94,6 +97,8 @@ pub struct Engine {
     rebuild: Arc<RebuildSlot>,
     /// The automatic decay pass, when configured.
     auto_forget: Mutex<Option<AutoForgetWorker>>,
+    /// Writes the access increments recalls leave pending in the store.
+    access_flusher: AccessFlusher,
     config: EngineConfig,
     opened_at: Instant,
     recovery: Recovery,
@@ -131,7 +136,9 @@ impl Engine {
         };
         let (text, text_replayed) = recovery::open_text_index(&store, &dir.join(TEXT_DIR))?;
         recovery.text_replayed = text_replayed;
+        let store = Arc::new(store);
         let engine = Self {
+            access_flusher: AccessFlusher::spawn(Arc::clone(&store)),
             writer: Arc::new(Mutex::new(WriterState {
                 next_seq,
                 memory_count: store.memory_count()?,
@@ -140,7 +147,7 @@ impl Engine {
                 rebuild_from: None,
             })),
             dir,
-            store: Arc::new(store),
+            store,
             index: Arc::new(RwLock::new(index)),
             text,
             rebuild: Arc::default(),
@@ -377,7 +384,8 @@ impl Engine {
         ))
     }
 
-    /// Runs a recall and records one access of every returned memory.
+    /// Runs a recall and records one access of every returned memory: in memory at once (what
+    /// `get` and the next recall read), in RocksDB within [`ACCESS_FLUSH_INTERVAL`] or at close.
     pub fn recall(&self, request: &RecallRequest) -> Result<RecallOutput> {
         self.check_open()?;
         request.validate()?;
@@ -399,15 +407,21 @@ impl Engine {
             now_us: now,
         };
         let output = execute(&context)?;
-        if !output.results.is_empty() {
+        if output.results.is_empty() {
+            return Ok(output);
+        }
+        if let Some(session) = &request.session_id {
             let mut batch = self.store.batch();
             for result in &output.results {
-                batch.record_access(&result.memory.id, now);
-                if let Some(session) = &request.session_id {
-                    batch.touch_session(session, now, &result.memory.id);
-                }
+                batch.touch_session(session, now, &result.memory.id);
             }
             self.store.commit(batch, false)?;
+        }
+        let flush_due = self
+            .store
+            .record_accesses(output.results.iter().map(|result| &result.memory.id), now);
+        if flush_due {
+            self.access_flusher.wake();
         }
         Ok(output)
     }
@@ -531,7 +545,8 @@ impl Engine {
         self.shared().checkpoint_locked(&mut writer)
     }
 
-    /// Checkpoints the index, flushes the store and refuses further calls.
+    /// Checkpoints the index, writes the pending access counts, flushes the store and refuses
+    /// further calls.
     pub fn close(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
@@ -541,6 +556,7 @@ impl Engine {
             worker.stop();
         }
         self.rebuild.cancel_and_join();
+        self.access_flusher.stop();
         let dirty = {
             let writer = self.writer.lock();
             writer.checkpointed_seq != writer.next_seq
@@ -556,6 +572,14 @@ impl Drop for Engine {
     fn drop(&mut self) {
         if let Err(error) = self.close() {
             eprintln!("hebbs: closing {} failed: {error}", self.dir.display());
+        }
+        // A recall that raced `close` may have recorded accesses after its flush; no call is
+        // in flight any more.
+        if let Err(error) = self.store.flush_accesses() {
+            eprintln!(
+                "hebbs: writing access counts of {} failed: {error}",
+                self.dir.display()
+            );
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::index::text::TextIndex;
 use crate::index::vector::VectorIndex;
 use crate::memory::{Memory, MemoryId, StoredMemory};
-use crate::store::Store;
+use crate::store::{ScoringFields, Store};
 
 /// One strategy's finding: a memory and how it matched.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,23 +122,24 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
     merged
 }
 
-/// Scores every candidate from the record header and access counter alone (skipping memories a
-/// revision superseded unless the request includes them), keeps the best
-/// `top_k`, and only then reads and assembles their full records. A temporal-only recall keeps
-/// its timeline order (newest first, seed 000) and still reports each composite score.
+/// Scores every candidate from its scoring fields alone (cached in memory on a warm path, see
+/// [`Store::scoring_fields`]; skipping memories a revision superseded unless the request
+/// includes them), keeps the best `top_k`, and only then reads and assembles their records (a
+/// memory forgotten meanwhile drops out). A temporal-only recall keeps its timeline order
+/// (newest first, seed 000) and still reports each composite score.
 fn score(
     context: &RecallContext<'_>,
     merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
 ) -> Result<Vec<RecallResult>> {
     let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
-    let records = context.store.pinned_records(&ids)?;
-    let access = context.store.access_stats(&ids)?;
+    let fields = context.store.scoring_fields(&ids)?;
     let weights = &context.request.scoring_weights;
     let now = context.now_us;
     let mut ranked = Vec::with_capacity(merged.len());
-    for (((id, relevance, details), record), stats) in merged.into_iter().zip(records).zip(access) {
-        let Some(record) = record else { continue };
-        let header = StoredMemory::peek_scoring_fields(&record)?;
+    for ((id, relevance, details), fields) in merged.into_iter().zip(fields) {
+        let Some(ScoringFields { header, access }) = fields else {
+            continue;
+        };
         if header.superseded && !context.request.include_superseded {
             continue;
         }
@@ -147,10 +148,10 @@ fn score(
             relevance,
             header.created_at,
             header.importance,
-            stats.count,
+            access.count,
             now,
         );
-        ranked.push((score, header.created_at, stats.count, id, details, record));
+        ranked.push((score, header.created_at, access.count, id, details));
     }
     let request = context.request;
     if request.strategies.len() == 1 && request.strategies[0].strategy == Strategy::Temporal {
@@ -159,23 +160,25 @@ fn score(
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     }
     ranked.truncate(context.request.top_k);
+    let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
+    let records = context.store.pinned_records(&ids)?;
     let vectors = if context.request.include_embedding {
-        let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
         context.store.vectors(&ids)?
     } else {
         vec![None; ranked.len()]
     };
-    ranked
-        .into_iter()
-        .zip(vectors)
-        .map(|((score, _, count, id, details, record), embedding)| {
-            let stored = StoredMemory::decode(&record)?;
-            Ok(RecallResult {
-                memory: Memory::assemble(id, stored, count + 1, now, embedding, now),
-                score,
-                strategy_details: details,
-                expansion_context: Vec::new(),
-            })
-        })
-        .collect()
+    let mut results = Vec::with_capacity(ranked.len());
+    for (((score, _, count, id, details), record), embedding) in
+        ranked.into_iter().zip(records).zip(vectors)
+    {
+        let Some(record) = record else { continue };
+        let stored = StoredMemory::decode(&record)?;
+        results.push(RecallResult {
+            memory: Memory::assemble(id, stored, count + 1, now, embedding, now),
+            score,
+            strategy_details: details,
+            expansion_context: Vec::new(),
+        });
+    }
+    Ok(results)
 }

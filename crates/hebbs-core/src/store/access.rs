@@ -43,7 +43,8 @@ impl AccessStats {
         }
     }
 
-    fn combine(self, other: Self) -> Self {
+    /// Both together: counts summed, the later access time.
+    pub(super) fn combine(self, other: Self) -> Self {
         Self {
             count: self.count.saturating_add(other.count),
             last_access_us: self.last_access_us.max(other.last_access_us),

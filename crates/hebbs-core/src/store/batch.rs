@@ -2,10 +2,9 @@
 
 use rocksdb::WriteBatch;
 
-use super::access::AccessStats;
 use super::changelog::{ChangeOp, ChangelogEntry};
 use super::column_families::{
-    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, TOMBSTONES, VECTORS,
+    CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, TOMBSTONES, VECTORS,
 };
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
 use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
@@ -18,6 +17,10 @@ pub struct StoreBatch<'a> {
     pub(super) batch: WriteBatch,
     /// Key ranges of the deletes queued, for a purge after the commit.
     pub(super) touched: TouchedRanges,
+    /// Existing memories whose record this batch rewrites.
+    pub(super) rewritten: Vec<MemoryId>,
+    /// Memories this batch deletes.
+    pub(super) erased: Vec<MemoryId>,
 }
 
 impl<'a> StoreBatch<'a> {
@@ -26,6 +29,8 @@ impl<'a> StoreBatch<'a> {
             store,
             batch: WriteBatch::default(),
             touched: TouchedRanges::default(),
+            rewritten: Vec::new(),
+            erased: Vec::new(),
         }
     }
 
@@ -60,15 +65,6 @@ impl<'a> StoreBatch<'a> {
         };
         self.batch
             .put_cf(store.cf(CHANGELOG), ChangelogEntry::key(seq), entry.value());
-    }
-
-    /// Records one access of `id` at `now_us` (a merge, never a read).
-    pub fn record_access(&mut self, id: &MemoryId, now_us: u64) {
-        self.batch.merge_cf(
-            self.store.cf(ACCESS),
-            id.as_bytes(),
-            AccessStats::one(now_us).encode(),
-        );
     }
 
     /// Records that conversation `session` touched `id` at `at_us`.
@@ -117,6 +113,7 @@ impl<'a> StoreBatch<'a> {
 
     /// Rewrites the record of an existing memory (same id, same temporal key).
     pub fn put_record(&mut self, id: &MemoryId, record: &StoredMemory) {
+        self.rewritten.push(*id);
         self.batch
             .put_cf(self.store.cf(MEMORIES), id.as_bytes(), record.encode());
     }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use parking_lot::RwLock;
 use rocksdb::{
     ColumnFamily, DBPinnableSlice, Direction, IteratorMode, ReadOptions, WriteOptions, DB,
 };
@@ -13,6 +14,7 @@ use super::changelog::ChangelogEntry;
 use super::column_families::{
     self, ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, VECTORS,
 };
+use super::hot::HotState;
 use super::keys::{decode_edge_key, decode_vector, SessionKey, TemporalKey};
 use crate::error::{HebbsError, Result};
 use crate::memory::{Edge, MemoryId, StoredMemory};
@@ -27,6 +29,8 @@ pub(super) const META_DIMENSION: &[u8] = b"dimension";
 /// The RocksDB store of one hebbs database.
 pub struct Store {
     pub(super) db: DB,
+    /// Pending access increments and cached scoring fields (see [`super::hot`]).
+    pub(super) hot: RwLock<HotState>,
 }
 
 impl Store {
@@ -37,7 +41,10 @@ impl Store {
             path,
             column_families::descriptors(),
         )?;
-        let store = Self { db };
+        let store = Self {
+            db,
+            hot: RwLock::default(),
+        };
         match store.meta_u64(META_SCHEMA_VERSION)? {
             None => store.db.put_cf(
                 store.cf(META),
@@ -67,11 +74,15 @@ impl Store {
         StoreBatch::new(self)
     }
 
-    /// Applies `batch` atomically; with `sync` the WAL is fsynced before returning.
+    /// Applies `batch` atomically; with `sync` the WAL is fsynced before returning. The
+    /// pending access increments and cached scoring fields of the memories it deletes or
+    /// rewrites are dropped around the write.
     pub fn commit(&self, batch: StoreBatch<'_>, sync: bool) -> Result<()> {
         let mut options = WriteOptions::default();
         options.set_sync(sync);
+        self.drop_pending(&batch.erased);
         self.db.write_opt(batch.batch, &options)?;
+        self.invalidate(&batch.rewritten, &batch.erased);
         Ok(())
     }
 
@@ -104,8 +115,9 @@ impl Store {
             .collect()
     }
 
-    /// Access statistics of many ids, in input order.
-    pub fn access_stats(&self, ids: &[MemoryId]) -> Result<Vec<AccessStats>> {
+    /// Access statistics of many ids as RocksDB holds them (without pending increments), in
+    /// input order.
+    pub(super) fn stored_access_stats(&self, ids: &[MemoryId]) -> Result<Vec<AccessStats>> {
         let cf = self.cf(ACCESS);
         self.db
             .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
@@ -317,8 +329,9 @@ impl Store {
         Ok(())
     }
 
-    /// Flushes memtables and the WAL to disk.
+    /// Writes the pending access increments, then flushes memtables and the WAL to disk.
     pub fn flush(&self) -> Result<()> {
+        self.flush_accesses()?;
         self.db.flush_wal(true)?;
         for name in column_families::ALL_COLUMN_FAMILIES {
             self.db.flush_cf(self.cf(name))?;

@@ -22,6 +22,7 @@ impl StoreBatch<'_> {
             id: *id,
         }
         .encode();
+        self.erased.push(*id);
         self.delete(MEMORIES, id.as_bytes());
         self.delete(VECTORS, id.as_bytes());
         self.delete(ACCESS, id.as_bytes());

@@ -7,6 +7,7 @@ mod changelog;
 mod column_families;
 mod db;
 mod erase;
+mod hot;
 mod keys;
 mod purge;
 mod scans;
@@ -20,5 +21,6 @@ pub use column_families::{
     TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };
 pub use db::Store;
+pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};
 pub use keys::{decode_vector, encode_vector, TemporalKey};
 pub use purge::TouchedRanges;

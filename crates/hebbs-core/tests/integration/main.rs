@@ -1,5 +1,6 @@
 //! Integration tests of hebbs-core on real RocksDB stores, in one test binary.
 
+mod access_counts;
 mod common;
 mod concurrency;
 mod crash_recovery;

@@ -1,0 +1,206 @@
+//! Recall's in-memory view of the store: the access increments not yet written to RocksDB
+//! (the *pending* overlay) and a bounded cache of every recently scored memory's scoring fields
+//! (record header and its RocksDB access statistics), so a warm recall scores its candidates
+//! without a RocksDB read and records its accesses without a write.
+//!
+//! One lock guards both maps and a generation counter. The invariants:
+//! - what a reader reports is RocksDB's value plus the pending overlay, read under one shared
+//!   lock; [`Store::flush_accesses`] writes the overlay as merge operands (one plain non-synced
+//!   `db.write`) and clears it under the exclusive lock, so no reader ever sees an increment in
+//!   both places or in neither;
+//! - a cached entry equals RocksDB's value: the flush adds what it writes to cached entries, and
+//!   [`Store::commit`] drops the entries of every record a batch rewrote or deleted (and the
+//!   pending increments of deleted memories) once the write has landed;
+//! - a reader fills the cache from RocksDB only if the generation (bumped by every flush and
+//!   every invalidation) did not move between its read and its fill.
+//!
+//! A crash loses at most the pending increments: one flush interval of access counts, never a
+//! memory. [`Store::flush`] (called by `close`) writes them first.
+
+use std::collections::HashMap;
+
+use rocksdb::{WriteBatch, WriteOptions};
+
+use super::access::AccessStats;
+use super::column_families::ACCESS;
+use super::db::Store;
+use crate::error::Result;
+use crate::memory::{MemoryId, RecordHeader, StoredMemory};
+
+/// Memories whose scoring fields are cached at most; past it the cache starts over (about
+/// 100 bytes an entry).
+pub const SCORING_CACHE_CAPACITY: usize = 1 << 18;
+/// Distinct memories with pending access increments past which a flush is due before the
+/// flush interval ends.
+pub const ACCESS_FLUSH_PENDING_MAX: usize = 4096;
+
+/// What the composite score reads of one memory.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoringFields {
+    /// The record's fixed header.
+    pub header: RecordHeader,
+    /// Access statistics, pending increments included.
+    pub access: AccessStats,
+}
+
+/// The maps behind the store's hot lock.
+#[derive(Default)]
+pub(super) struct HotState {
+    /// Access increments recorded by recalls and not yet written to RocksDB.
+    pending: HashMap<MemoryId, AccessStats>,
+    /// Scoring fields with RocksDB's access statistics (without `pending`).
+    cache: HashMap<MemoryId, ScoringFields>,
+    /// Bumped by every flush and invalidation: a fill read before a bump is stale.
+    generation: u64,
+}
+
+impl HotState {
+    fn with_pending(&self, id: &MemoryId, stored: AccessStats) -> AccessStats {
+        self.pending
+            .get(id)
+            .map_or(stored, |pending| stored.combine(*pending))
+    }
+}
+
+impl Store {
+    /// Access statistics of many ids, in input order: RocksDB's value (or the cached copy of
+    /// it) plus the pending increments.
+    pub fn access_stats(&self, ids: &[MemoryId]) -> Result<Vec<AccessStats>> {
+        let hot = self.hot.read();
+        let missing: Vec<MemoryId> = ids
+            .iter()
+            .filter(|id| !hot.cache.contains_key(id))
+            .copied()
+            .collect();
+        let mut stored = self.stored_access_stats(&missing)?.into_iter();
+        Ok(ids
+            .iter()
+            .map(|id| {
+                let base = match hot.cache.get(id) {
+                    Some(fields) => fields.access,
+                    None => stored.next().unwrap_or_default(),
+                };
+                hot.with_pending(id, base)
+            })
+            .collect())
+    }
+
+    /// Scoring fields of many ids, in input order (`None` for a memory that does not exist):
+    /// from the cache, reading RocksDB (records and access statistics in two multi-gets) only
+    /// for the ids it lacks, which then fill it.
+    pub fn scoring_fields(&self, ids: &[MemoryId]) -> Result<Vec<Option<ScoringFields>>> {
+        let hot = self.hot.read();
+        let mut out: Vec<Option<ScoringFields>> =
+            ids.iter().map(|id| hot.cache.get(id).copied()).collect();
+        let missing: Vec<MemoryId> = ids
+            .iter()
+            .zip(&out)
+            .filter(|(_, found)| found.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        let mut fill = Vec::with_capacity(missing.len());
+        if !missing.is_empty() {
+            let records = self.pinned_records(&missing)?;
+            let access = self.stored_access_stats(&missing)?;
+            for ((id, record), access) in missing.iter().zip(records).zip(access) {
+                let Some(record) = record else { continue };
+                let header = StoredMemory::peek_scoring_fields(&record)?;
+                fill.push((*id, ScoringFields { header, access }));
+            }
+            let mut filled = fill.iter().peekable();
+            for (id, slot) in ids.iter().zip(out.iter_mut()) {
+                if slot.is_none() && filled.peek().is_some_and(|(next, _)| next == id) {
+                    *slot = filled.next().map(|(_, fields)| *fields);
+                }
+            }
+        }
+        for (id, slot) in ids.iter().zip(out.iter_mut()) {
+            if let Some(fields) = slot {
+                fields.access = hot.with_pending(id, fields.access);
+            }
+        }
+        let generation = hot.generation;
+        drop(hot);
+        if !fill.is_empty() {
+            let mut hot = self.hot.write();
+            if hot.generation == generation {
+                if hot.cache.len() + fill.len() > SCORING_CACHE_CAPACITY {
+                    hot.cache.clear();
+                }
+                hot.cache.extend(fill);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Records one access at `now_us` of each of `ids` in the pending overlay (no RocksDB
+    /// write). Returns whether a flush is due.
+    pub fn record_accesses<'i>(
+        &self,
+        ids: impl IntoIterator<Item = &'i MemoryId>,
+        now_us: u64,
+    ) -> bool {
+        let mut hot = self.hot.write();
+        for id in ids {
+            hot.pending
+                .entry(*id)
+                .and_modify(|stats| *stats = stats.combine(AccessStats::one(now_us)))
+                .or_insert(AccessStats::one(now_us));
+        }
+        hot.pending.len() >= ACCESS_FLUSH_PENDING_MAX
+    }
+
+    /// Writes the pending access increments to RocksDB as merge operands (one non-synced write
+    /// under the exclusive lock) and folds them into the cache.
+    pub fn flush_accesses(&self) -> Result<()> {
+        let mut hot = self.hot.write();
+        if hot.pending.is_empty() {
+            return Ok(());
+        }
+        let cf = self.cf(ACCESS);
+        let mut batch = WriteBatch::default();
+        for (id, stats) in &hot.pending {
+            batch.merge_cf(cf, id.as_bytes(), stats.encode());
+        }
+        let mut options = WriteOptions::default();
+        options.set_sync(false);
+        self.db.write_opt(batch, &options)?;
+        let state = &mut *hot;
+        for (id, stats) in state.pending.drain() {
+            if let Some(fields) = state.cache.get_mut(&id) {
+                fields.access = fields.access.combine(stats);
+            }
+        }
+        state.generation += 1;
+        Ok(())
+    }
+
+    /// Before a batch that deletes `erased` lands: their pending increments are dropped, so a
+    /// flush cannot write a counter after the delete.
+    pub(super) fn drop_pending(&self, erased: &[MemoryId]) {
+        if erased.is_empty() {
+            return;
+        }
+        let mut hot = self.hot.write();
+        for id in erased {
+            hot.pending.remove(id);
+        }
+    }
+
+    /// After a batch landed: forgets the cached fields of the records it rewrote or deleted, and
+    /// the pending increments a recall recorded for a deleted memory meanwhile.
+    pub(super) fn invalidate(&self, rewritten: &[MemoryId], erased: &[MemoryId]) {
+        if rewritten.is_empty() && erased.is_empty() {
+            return;
+        }
+        let mut hot = self.hot.write();
+        for id in erased {
+            hot.pending.remove(id);
+            hot.cache.remove(id);
+        }
+        for id in rewritten {
+            hot.cache.remove(id);
+        }
+        hot.generation += 1;
+    }
+}
