@@ -126,6 +126,16 @@ pub struct StoredMemory {
 }
 
 impl StoredMemory {
+    /// The fields [`StoredMemory::peek_scoring_fields`] reads back from the encoded record.
+    pub fn header(&self) -> RecordHeader {
+        RecordHeader {
+            kind: self.kind,
+            importance: self.importance,
+            created_at: self.created_at,
+            superseded: self.superseded,
+        }
+    }
+
     /// Serialises the record.
     pub fn encode(&self) -> Vec<u8> {
         let context = if self.context.is_empty() {

@@ -9,7 +9,7 @@ use super::column_families::{
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
 use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
 use super::purge::TouchedRanges;
-use crate::memory::{Edge, MemoryId, StoredMemory, Tombstone};
+use crate::memory::{Edge, MemoryId, RecordHeader, StoredMemory, Tombstone};
 
 /// Collects the writes of one operation; [`Store::commit`] applies them atomically.
 pub struct StoreBatch<'a> {
@@ -19,6 +19,8 @@ pub struct StoreBatch<'a> {
     pub(super) touched: TouchedRanges,
     /// Existing memories whose record this batch rewrites.
     pub(super) rewritten: Vec<MemoryId>,
+    /// New memories this batch adds, with their headers (written through to the scoring cache).
+    pub(super) created: Vec<(MemoryId, RecordHeader)>,
     /// Memories this batch deletes.
     pub(super) erased: Vec<MemoryId>,
 }
@@ -30,6 +32,7 @@ impl<'a> StoreBatch<'a> {
             batch: WriteBatch::default(),
             touched: TouchedRanges::default(),
             rewritten: Vec::new(),
+            created: Vec::new(),
             erased: Vec::new(),
         }
     }
@@ -47,6 +50,7 @@ impl<'a> StoreBatch<'a> {
         let store = self.store;
         self.batch
             .put_cf(store.cf(MEMORIES), id.as_bytes(), record.encode());
+        self.created.push((*id, record.header()));
         self.batch
             .put_cf(store.cf(VECTORS), id.as_bytes(), encode_vector(vector));
         let temporal = TemporalKey {

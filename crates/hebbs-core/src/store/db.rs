@@ -76,13 +76,15 @@ impl Store {
 
     /// Applies `batch` atomically; with `sync` the WAL is fsynced before returning. The
     /// pending access increments and cached scoring fields of the memories it deletes or
-    /// rewrites are dropped around the write.
+    /// rewrites are dropped around the write, and the memories it adds enter the scoring cache.
     pub fn commit(&self, batch: StoreBatch<'_>, sync: bool) -> Result<()> {
         let mut options = WriteOptions::default();
         options.set_sync(sync);
         self.drop_pending(&batch.erased);
+        let generation = self.hot_generation();
         self.db.write_opt(batch.batch, &options)?;
         self.invalidate(&batch.rewritten, &batch.erased);
+        self.admit_created(batch.created, generation);
         Ok(())
     }
 

@@ -187,6 +187,32 @@ impl Store {
         }
     }
 
+    /// The cache generation, read before a write whose new memories [`Store::admit_created`]
+    /// then caches.
+    pub(super) fn hot_generation(&self) -> u64 {
+        self.hot.read().generation
+    }
+
+    /// After a batch that added `created` landed: caches their scoring fields (no access yet),
+    /// so the first recall that meets a new memory reads nothing from RocksDB. Skipped if a
+    /// flush or invalidation since `generation` may have written access counts for them.
+    pub(super) fn admit_created(&self, created: Vec<(MemoryId, RecordHeader)>, generation: u64) {
+        if created.is_empty() {
+            return;
+        }
+        let mut hot = self.hot.write();
+        if hot.generation != generation {
+            return;
+        }
+        if hot.cache.len() + created.len() > SCORING_CACHE_CAPACITY {
+            hot.cache.clear();
+        }
+        hot.cache.extend(created.into_iter().map(|(id, header)| {
+            let access = AccessStats::default();
+            (id, ScoringFields { header, access })
+        }));
+    }
+
     /// After a batch landed: forgets the cached fields of the records it rewrote or deleted, and
     /// the pending increments a recall recorded for a deleted memory meanwhile.
     pub(super) fn invalidate(&self, rewritten: &[MemoryId], erased: &[MemoryId]) {
