@@ -7,7 +7,11 @@ evidence turn ids. ``--latency`` also measures end-to-end recall + late-interact
 
     .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
         --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
-        [--latency 5000,100000 [--no-eval]]
+        [--serve-rerank] [--latency 5000,100000 [--no-eval]]
+
+``--serve-rerank`` starts a local ``/rerank`` service backed by the late-interaction re-ranker
+(``locomo/rerank_service.py``) and adds the HTTP re-ranker row against it: it must reproduce
+the ``RRF + late interaction`` row at the same top-N.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from contextlib import ExitStack
 from pathlib import Path
 
 from hebbs.embedder import default_embedder
@@ -28,7 +33,7 @@ from hebbs.rerank import (
     Reranker,
     TokenVectorCache,
 )
-from locomo import data, latency
+from locomo import data, latency, rerank_service
 from locomo.metrics import Tally, table
 from locomo.settings import BEST_TOP_N, Query, Setting, settings
 from locomo.store import open_store
@@ -38,7 +43,11 @@ def main() -> None:
     args = _parse()
     conversations = data.load(args.data)
     if not args.no_eval:
-        evaluate(conversations, settings(args.top_n, *_external_rerankers(args)))
+        with ExitStack() as stack:
+            if args.serve_rerank:
+                served = LateInteractionReranker(default_embedder(), cache=TokenVectorCache())
+                args.rerank_url = stack.enter_context(rerank_service.serve(served))
+            evaluate(conversations, settings(args.top_n, *_external_rerankers(args)))
     if args.latency:
         sizes = [int(n) for n in args.latency.split(",")]
         latency.report(conversations, sizes, [args.top_n, BEST_TOP_N])
@@ -98,11 +107,18 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--cross-encoder-tokenizer", type=Path)
     parser.add_argument("--rerank-url")
     parser.add_argument("--rerank-model")
+    parser.add_argument(
+        "--serve-rerank",
+        action="store_true",
+        help="serve the late-interaction re-ranker locally and point --rerank-url at it",
+    )
     parser.add_argument("--latency", help="memory counts for the p50 latency, e.g. 5000,100000")
     parser.add_argument("--no-eval", action="store_true", help="only the latency part")
     args = parser.parse_args()
     if (args.cross_encoder_model is None) != (args.cross_encoder_tokenizer is None):
         parser.error("--cross-encoder-model and --cross-encoder-tokenizer go together")
+    if args.serve_rerank and args.rerank_url is not None:
+        parser.error("--serve-rerank and --rerank-url exclude each other")
     return args
 
 
