@@ -13,8 +13,11 @@ use std::cell::RefCell;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
-use anndists::dist::{DistDot, Distance};
+use anndists::dist::DistDot;
 use hnsw_rs::hnsw::Hnsw;
+
+use super::dot;
+use super::page_buffer::PageBuffer;
 
 /// A search hit inside the copy: distance, then slot.
 #[derive(Clone, Copy, Debug)]
@@ -84,10 +87,10 @@ pub struct FlatGraph {
     dimension: usize,
     slots: usize,
     /// `slots * dimension` values; a slot the graph does not hold stays zero and unlinked.
-    vectors: Vec<f32>,
+    vectors: PageBuffer<f32>,
     /// Layer-0 neighbours of slot `s`: `links[offsets[s]..offsets[s + 1]]`.
-    offsets: Vec<u32>,
-    links: Vec<u32>,
+    offsets: PageBuffer<u32>,
+    links: PageBuffer<u32>,
     /// Neighbours on layers 1.. of the slots that reach above layer 0, by slot then layer - 1.
     upper: HashMap<u32, Vec<Vec<u32>>>,
     /// A slot on the top layer, and that layer.
@@ -101,7 +104,7 @@ impl FlatGraph {
         if hnsw.get_nb_point() == 0 {
             return Self {
                 dimension,
-                offsets: vec![0],
+                offsets: PageBuffer::from_slice(&[0]),
                 ..Self::default()
             };
         }
@@ -111,14 +114,15 @@ impl FlatGraph {
             .map(|point| point.get_origin_id() + 1)
             .max()
             .unwrap_or(0);
-        let mut vectors = vec![0.0; slots * dimension];
+        let mut vectors = PageBuffer::zeroed(slots * dimension);
         let mut layer0: Vec<Vec<u32>> = vec![Vec::new(); slots];
         let mut upper = HashMap::new();
         let mut entry: Option<(u32, u8)> = None;
         for point in points {
             let slot = point.get_origin_id();
             let slot_u32 = slot_index(slot);
-            vectors[slot * dimension..(slot + 1) * dimension].copy_from_slice(point.get_v());
+            vectors.as_mut_slice()[slot * dimension..(slot + 1) * dimension]
+                .copy_from_slice(point.get_v());
             let level = point.get_point_id().0;
             let mut lists = point.get_neighborhood_id();
             lists.truncate(usize::from(level) + 1);
@@ -146,8 +150,8 @@ impl FlatGraph {
             dimension,
             slots,
             vectors,
-            offsets,
-            links,
+            offsets: PageBuffer::from_slice(&offsets),
+            links: PageBuffer::from_slice(&links),
             upper,
             entry,
         }
@@ -155,16 +159,23 @@ impl FlatGraph {
 
     fn vector(&self, slot: u32) -> &[f32] {
         let start = slot as usize * self.dimension;
-        &self.vectors[start..start + self.dimension]
+        &self.vectors.as_slice()[start..start + self.dimension]
     }
 
     fn distance(&self, query: &[f32], slot: u32) -> f32 {
-        DistDot.eval(query, self.vector(slot))
+        1.0 - dot(query, self.vector(slot))
+    }
+
+    /// Asks the CPU to start loading the first cache line of `slot`'s vector, as hnswlib does
+    /// for the next neighbour while it computes the current one's distance.
+    fn prefetch(&self, slot: u32) {
+        prefetch_index::prefetch_index(self.vectors.as_slice(), slot as usize * self.dimension);
     }
 
     fn layer0(&self, slot: u32) -> &[u32] {
         let slot = slot as usize;
-        &self.links[self.offsets[slot] as usize..self.offsets[slot + 1] as usize]
+        let offsets = self.offsets.as_slice();
+        &self.links.as_slice()[offsets[slot] as usize..offsets[slot + 1] as usize]
     }
 
     /// The `k` nearest slots to normalised `query` that `accept` lets through, nearest first, as
@@ -247,7 +258,14 @@ impl FlatGraph {
             if candidate.distance > bound && results.len() >= ef {
                 break;
             }
-            for &neighbour in self.layer0(candidate.slot) {
+            let neighbours = self.layer0(candidate.slot);
+            if let Some(&first) = neighbours.first() {
+                self.prefetch(first);
+            }
+            for (j, &neighbour) in neighbours.iter().enumerate() {
+                if let Some(&next) = neighbours.get(j + 1) {
+                    self.prefetch(next);
+                }
                 if !visited.insert(neighbour) {
                     continue;
                 }
@@ -319,7 +337,7 @@ mod tests {
             .iter()
             .enumerate()
             .filter(|(slot, _)| accept(*slot))
-            .map(|(slot, vector)| (slot, DistDot.eval(query, vector)))
+            .map(|(slot, vector)| (slot, 1.0 - dot(query, vector)))
             .collect();
         all.sort_by(|a, b| a.1.total_cmp(&b.1));
         all.into_iter().take(k).map(|(slot, _)| slot).collect()
@@ -334,9 +352,9 @@ mod tests {
             assert_eq!(flat.vector(slot_index(slot)), vector.as_slice());
         }
         assert!(
-            flat.links.len() >= 500 * 8,
+            flat.links.as_slice().len() >= 500 * 8,
             "{} layer-0 links",
-            flat.links.len()
+            flat.links.as_slice().len()
         );
         assert!(flat.entry.is_some());
     }

@@ -2,8 +2,9 @@
 //! and returns; a background drain moves them into the graph. Searches scan this buffer exactly
 //! and merge it with the graph's answer, so a memory is findable as soon as `remember` returns.
 
-use anndists::dist::{DistDot, Distance};
 use parking_lot::RwLock;
+
+use super::dot;
 
 /// One vector waiting for its graph insert.
 #[derive(Clone)]
@@ -55,7 +56,7 @@ impl PendingQueue {
             .read()
             .iter()
             .filter(|item| accept(item.slot))
-            .map(|item| (item.slot, DistDot.eval(query, &item.vector).max(0.0)))
+            .map(|item| (item.slot, (1.0 - dot(query, &item.vector)).max(0.0)))
             .collect()
     }
 }

@@ -13,10 +13,11 @@
 use std::sync::{Arc, Once, Weak};
 use std::time::{Duration, Instant};
 
-use anndists::dist::{DistDot, Distance};
+use anndists::dist::DistDot;
 use hnsw_rs::hnsw::Hnsw;
 use parking_lot::RwLock;
 
+use super::dot;
 use super::flat_graph::FlatGraph;
 use super::wake::{WakeSignal, IDLE_CHECK};
 
@@ -145,7 +146,7 @@ impl Graph {
                 view.tail
                     .iter()
                     .filter(|(slot, _)| accept(*slot))
-                    .map(|(slot, vector)| (*slot, DistDot.eval(query, vector).max(0.0))),
+                    .map(|(slot, vector)| (*slot, (1.0 - dot(query, vector)).max(0.0))),
             );
             sort_dedup_truncate(&mut hits, k);
         }
