@@ -45,6 +45,10 @@ pub const ALL_COLUMN_FAMILIES: [&str; 11] = [
 
 /// Block cache shared by all column families, in bytes.
 const BLOCK_CACHE_BYTES: usize = 64 * 1024 * 1024;
+/// Row cache of the whole database, in bytes: a point read that hits it skips the index and
+/// data-block search of its table (a recall reads its `top_k` records this way, about half the
+/// time of a block-cache hit).
+const ROW_CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// Merge operands one key may collect in the memtable before RocksDB folds them at write time,
 /// so a memory recalled thousands of times still reads in one step.
 const MAX_SUCCESSIVE_MERGES: usize = 8;
@@ -60,6 +64,7 @@ pub fn db_options() -> Options {
         std::thread::available_parallelism().map_or(2, |n| i32::try_from(n.get()).unwrap_or(2)),
     );
     options.set_compression_type(rocksdb::DBCompressionType::Lz4);
+    options.set_row_cache(&Cache::new_lru_cache(ROW_CACHE_BYTES));
     options
 }
 

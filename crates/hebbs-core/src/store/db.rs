@@ -5,7 +5,8 @@ use std::path::Path;
 
 use parking_lot::RwLock;
 use rocksdb::{
-    ColumnFamily, DBPinnableSlice, Direction, IteratorMode, ReadOptions, WriteOptions, DB,
+    ColumnFamily, DBPinnableSlice, Direction, IteratorMode, ReadOptions, WriteBatch, WriteOptions,
+    DB,
 };
 
 use super::access::AccessStats;
@@ -296,13 +297,18 @@ impl Store {
             })
     }
 
-    /// Drops changelog entries below `seq` (they are covered by an index checkpoint).
+    /// Drops changelog entries below `seq` (they are covered by an index checkpoint), one point
+    /// delete each in one batch: RocksDB refuses range deletes on a database with a row cache.
     pub fn truncate_changelog_below(&self, seq: u64) -> Result<()> {
-        self.db.delete_range_cf(
-            self.cf(CHANGELOG),
-            ChangelogEntry::key(0),
-            ChangelogEntry::key(seq),
-        )?;
+        let cf = self.cf(CHANGELOG);
+        let mut options = ReadOptions::default();
+        options.set_iterate_upper_bound(ChangelogEntry::key(seq));
+        let mut batch = WriteBatch::default();
+        for item in self.db.iterator_cf_opt(cf, options, IteratorMode::Start) {
+            let (key, _) = item?;
+            batch.delete_cf(cf, key);
+        }
+        self.db.write(batch)?;
         Ok(())
     }
 
@@ -352,5 +358,41 @@ impl Store {
                     .map_err(|_| HebbsError::corrupt("meta", "counter is not 8 bytes"))
             })
             .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::changelog::ChangeOp;
+    use super::*;
+
+    #[test]
+    fn truncating_the_changelog_drops_exactly_the_entries_below_the_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for seq in 0..50u64 {
+            let entry = ChangelogEntry {
+                seq,
+                op: ChangeOp::Insert,
+                id: MemoryId::new(),
+            };
+            store
+                .db
+                .put_cf(store.cf(CHANGELOG), ChangelogEntry::key(seq), entry.value())
+                .unwrap();
+        }
+        let left = |store: &Store| -> Vec<u64> {
+            store
+                .changelog_from(0)
+                .map(|entry| entry.unwrap().seq)
+                .collect()
+        };
+        store.truncate_changelog_below(30).unwrap();
+        assert_eq!(left(&store), (30..50).collect::<Vec<_>>());
+        store.truncate_changelog_below(30).unwrap();
+        store.truncate_changelog_below(0).unwrap();
+        assert_eq!(left(&store), (30..50).collect::<Vec<_>>());
+        store.truncate_changelog_below(u64::MAX).unwrap();
+        assert!(left(&store).is_empty());
     }
 }
