@@ -16,7 +16,7 @@ use super::{analogical, causal, graph_context, hybrid, keyword, regex_scan, simi
 use crate::error::Result;
 use crate::index::text::TextIndex;
 use crate::index::vector::VectorIndex;
-use crate::memory::{Memory, MemoryId, StoredMemory};
+use crate::memory::{Memory, MemoryId};
 use crate::store::{ScoringFields, Store};
 
 /// One strategy's finding: a memory and how it matched.
@@ -161,7 +161,7 @@ fn score(
     }
     ranked.truncate(context.request.top_k);
     let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
-    let records = context.store.pinned_records(&ids)?;
+    let records = context.store.cached_records(&ids)?;
     let vectors = if context.request.include_embedding {
         context.store.vectors(&ids)?
     } else {
@@ -171,10 +171,9 @@ fn score(
     for (((score, _, count, id, details), record), embedding) in
         ranked.into_iter().zip(records).zip(vectors)
     {
-        let Some(record) = record else { continue };
-        let stored = StoredMemory::decode(&record)?;
+        let Some(stored) = record else { continue };
         results.push(RecallResult {
-            memory: Memory::assemble(id, stored, count + 1, now, embedding, now),
+            memory: Memory::assemble(id, (*stored).clone(), count + 1, now, embedding, now),
             score,
             strategy_details: details,
             expansion_context: Vec::new(),

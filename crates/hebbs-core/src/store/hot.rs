@@ -1,6 +1,7 @@
 //! Recall's in-memory view of the store: the access increments not yet written to RocksDB
-//! (the *pending* overlay) and a bounded cache of every recently scored memory's scoring fields
-//! (record header and its RocksDB access statistics), so a warm recall scores its candidates
+//! (the *pending* overlay), a bounded cache of every recently scored memory's scoring fields
+//! (record header and its RocksDB access statistics) and one of recently recalled records
+//! (`record_cache.rs`), so a warm recall scores its candidates and assembles its results
 //! without a RocksDB read and records its accesses without a write.
 //!
 //! One lock guards both maps and a generation counter. The invariants:
@@ -24,6 +25,7 @@ use rocksdb::{WriteBatch, WriteOptions};
 use super::access::AccessStats;
 use super::column_families::ACCESS;
 use super::db::Store;
+use super::record_cache::RecordCache;
 use crate::error::Result;
 use crate::memory::{MemoryId, RecordHeader, StoredMemory};
 
@@ -50,8 +52,10 @@ pub(super) struct HotState {
     pending: HashMap<MemoryId, AccessStats>,
     /// Scoring fields with RocksDB's access statistics (without `pending`).
     cache: HashMap<MemoryId, ScoringFields>,
+    /// Decoded records of recently recalled memories (see [`super::record_cache`]).
+    pub(super) records: RecordCache,
     /// Bumped by every flush and invalidation: a fill read before a bump is stale.
-    generation: u64,
+    pub(super) generation: u64,
 }
 
 impl HotState {
@@ -223,9 +227,11 @@ impl Store {
         for id in erased {
             hot.pending.remove(id);
             hot.cache.remove(id);
+            hot.records.remove(id);
         }
         for id in rewritten {
             hot.cache.remove(id);
+            hot.records.remove(id);
         }
         hot.generation += 1;
     }

@@ -10,6 +10,7 @@ mod erase;
 mod hot;
 mod keys;
 mod purge;
+mod record_cache;
 mod scans;
 mod token_vectors;
 
@@ -24,3 +25,4 @@ pub use db::Store;
 pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};
 pub use keys::{decode_vector, encode_vector, TemporalKey};
 pub use purge::TouchedRanges;
+pub use record_cache::RECORD_CACHE_BYTES;

@@ -297,3 +297,48 @@ fn revise_rejects_bad_input_and_changes_nothing() {
     assert!(engine.edges_in(&memory.id).unwrap().is_empty());
     assert_eq!(engine.lineage(&memory.id).unwrap().len(), 1);
 }
+
+#[test]
+fn a_recall_after_a_revise_sees_the_rewritten_record_not_a_cached_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(11);
+    let cue = rng.vector(DIM);
+    let first = engine
+        .remember(input("the door code is 1234", cue.clone(), None, None))
+        .unwrap();
+    let request = RecallRequest {
+        include_superseded: true,
+        ..RecallRequest::similarity(cue.clone())
+    };
+    let recalled = |engine: &hebbs_core::Engine| {
+        engine
+            .recall(&request)
+            .unwrap()
+            .results
+            .into_iter()
+            .find(|result| result.memory.id == first.id)
+            .map(|result| result.memory)
+    };
+    for _ in 0..3 {
+        assert!(!recalled(&engine).unwrap().superseded, "warms the caches");
+    }
+    engine
+        .revise(
+            &first.id,
+            RevisionInput {
+                content: Some("the door code is 9876".into()),
+                embedding: Some(rng.vector(DIM)),
+                ..RevisionInput::default()
+            },
+        )
+        .unwrap();
+    assert!(
+        recalled(&engine).unwrap().superseded,
+        "the superseded flag written by revise reaches recall"
+    );
+    engine
+        .forget(&hebbs_core::ForgetRequest::ids(vec![first.id]))
+        .unwrap();
+    assert!(recalled(&engine).is_none(), "a forgotten memory is gone");
+}
