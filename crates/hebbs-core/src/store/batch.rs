@@ -1,5 +1,7 @@
 //! One atomic write: every column family touched by an operation goes into one `WriteBatch`.
 
+use std::sync::Arc;
+
 use rocksdb::WriteBatch;
 
 use super::changelog::{ChangeOp, ChangelogEntry};
@@ -9,7 +11,7 @@ use super::column_families::{
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
 use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
 use super::purge::TouchedRanges;
-use crate::memory::{Edge, MemoryId, RecordHeader, StoredMemory, Tombstone};
+use crate::memory::{Edge, MemoryId, StoredMemory, Tombstone};
 
 /// Collects the writes of one operation; [`Store::commit`] applies them atomically.
 pub struct StoreBatch<'a> {
@@ -19,8 +21,9 @@ pub struct StoreBatch<'a> {
     pub(super) touched: TouchedRanges,
     /// Existing memories whose record this batch rewrites.
     pub(super) rewritten: Vec<MemoryId>,
-    /// New memories this batch adds, with their headers (written through to the scoring cache).
-    pub(super) created: Vec<(MemoryId, RecordHeader)>,
+    /// New memories this batch adds, with their records and encoded sizes (written through to
+    /// the scoring and record caches).
+    pub(super) created: Vec<(MemoryId, Arc<StoredMemory>, usize)>,
     /// Memories this batch deletes.
     pub(super) erased: Vec<MemoryId>,
 }
@@ -48,9 +51,11 @@ impl<'a> StoreBatch<'a> {
         seq: u64,
     ) {
         let store = self.store;
+        let encoded = record.encode();
+        self.created
+            .push((*id, Arc::new(record.clone()), encoded.len()));
         self.batch
-            .put_cf(store.cf(MEMORIES), id.as_bytes(), record.encode());
-        self.created.push((*id, record.header()));
+            .put_cf(store.cf(MEMORIES), id.as_bytes(), encoded);
         self.batch
             .put_cf(store.cf(VECTORS), id.as_bytes(), encode_vector(vector));
         let temporal = TemporalKey {

@@ -19,6 +19,7 @@
 //! memory. [`Store::flush`] (called by `close`) writes them first.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rocksdb::{WriteBatch, WriteOptions};
 
@@ -197,10 +198,15 @@ impl Store {
         self.hot.read().generation
     }
 
-    /// After a batch that added `created` landed: caches their scoring fields (no access yet),
-    /// so the first recall that meets a new memory reads nothing from RocksDB. Skipped if a
-    /// flush or invalidation since `generation` may have written access counts for them.
-    pub(super) fn admit_created(&self, created: Vec<(MemoryId, RecordHeader)>, generation: u64) {
+    /// After a batch that added `created` landed: caches their scoring fields (no access yet)
+    /// and their records, so the first recall that meets a new memory reads nothing from
+    /// RocksDB. Skipped if a flush or invalidation since `generation` may have written access
+    /// counts for them.
+    pub(super) fn admit_created(
+        &self,
+        created: Vec<(MemoryId, Arc<StoredMemory>, usize)>,
+        generation: u64,
+    ) {
         if created.is_empty() {
             return;
         }
@@ -211,10 +217,12 @@ impl Store {
         if hot.cache.len() + created.len() > SCORING_CACHE_CAPACITY {
             hot.cache.clear();
         }
-        hot.cache.extend(created.into_iter().map(|(id, header)| {
+        hot.cache.extend(created.iter().map(|(id, record, _)| {
             let access = AccessStats::default();
-            (id, ScoringFields { header, access })
+            let header = record.header();
+            (*id, ScoringFields { header, access })
         }));
+        hot.records.extend(created);
     }
 
     /// After a batch landed: forgets the cached fields of the records it rewrote or deleted, and

@@ -37,14 +37,18 @@ impl RecordCache {
     }
 
     /// Adds `(id, record, encoded length)` entries, clearing the cache first if they would not
-    /// fit.
-    fn extend(&mut self, entries: Vec<(MemoryId, Arc<StoredMemory>, usize)>) {
-        let incoming: usize = entries.iter().map(|entry| entry.2).sum();
+    /// fit (each is charged its encoded length plus [`ENTRY_OVERHEAD_BYTES`]).
+    pub(super) fn extend(&mut self, entries: Vec<(MemoryId, Arc<StoredMemory>, usize)>) {
+        let incoming: usize = entries
+            .iter()
+            .map(|entry| entry.2 + ENTRY_OVERHEAD_BYTES)
+            .sum();
         if self.bytes + incoming > RECORD_CACHE_BYTES {
             self.records.clear();
             self.bytes = 0;
         }
-        for (id, record, size) in entries {
+        for (id, record, encoded) in entries {
+            let size = encoded + ENTRY_OVERHEAD_BYTES;
             self.bytes += size;
             if let Some((_, replaced)) = self.records.insert(id, (record, size)) {
                 self.bytes -= replaced;
@@ -76,7 +80,7 @@ impl Store {
         for (id, bytes) in missing.iter().zip(self.pinned_records(&missing)?) {
             if let Some(bytes) = bytes {
                 let record = Arc::new(StoredMemory::decode(&bytes)?);
-                fill.push((*id, record, bytes.len() + ENTRY_OVERHEAD_BYTES));
+                fill.push((*id, record, bytes.len()));
             }
         }
         let mut filled = fill.iter().peekable();
@@ -97,7 +101,7 @@ impl Store {
 mod tests {
     use std::sync::Arc;
 
-    use super::{RecordCache, RECORD_CACHE_BYTES};
+    use super::{RecordCache, ENTRY_OVERHEAD_BYTES, RECORD_CACHE_BYTES};
     use crate::memory::{MemoryId, MemoryKind, StoredMemory};
 
     fn record(content: &str) -> Arc<StoredMemory> {
@@ -116,7 +120,7 @@ mod tests {
     #[test]
     fn stays_within_its_byte_budget_and_starts_over_when_full() {
         let mut cache = RecordCache::default();
-        let quarter = RECORD_CACHE_BYTES / 4;
+        let quarter = RECORD_CACHE_BYTES / 4 - ENTRY_OVERHEAD_BYTES;
         let ids: Vec<MemoryId> = (0..5).map(|_| MemoryId::new()).collect();
         for (i, id) in ids.iter().take(4).enumerate() {
             cache.extend(vec![(*id, record(&format!("r{i}")), quarter)]);
@@ -126,9 +130,9 @@ mod tests {
         cache.extend(vec![(ids[4], record("r4"), 1)]);
         assert!(ids[..4].iter().all(|id| cache.get(id).is_none()));
         assert_eq!(cache.get(&ids[4]).unwrap().content, "r4");
-        assert_eq!(cache.bytes, 1);
+        assert_eq!(cache.bytes, 1 + ENTRY_OVERHEAD_BYTES);
         cache.extend(vec![(ids[4], record("r4 again"), 10)]);
-        assert_eq!(cache.bytes, 10);
+        assert_eq!(cache.bytes, 10 + ENTRY_OVERHEAD_BYTES);
         cache.remove(&ids[4]);
         assert!(cache.get(&ids[4]).is_none());
         assert_eq!(cache.bytes, 0);
