@@ -32,6 +32,9 @@ pub struct Store {
     pub(super) db: DB,
     /// Pending access increments and cached scoring fields (see [`super::hot`]).
     pub(super) hot: RwLock<HotState>,
+    /// Held exclusively by an access flush from start to end, shared by whatever must not see
+    /// one half done (see [`super::hot`]).
+    pub(super) flush_gate: RwLock<()>,
 }
 
 impl Store {
@@ -45,6 +48,7 @@ impl Store {
         let store = Self {
             db,
             hot: RwLock::default(),
+            flush_gate: RwLock::default(),
         };
         match store.meta_u64(META_SCHEMA_VERSION)? {
             None => store.db.put_cf(
@@ -81,6 +85,8 @@ impl Store {
     pub fn commit(&self, batch: StoreBatch<'_>, sync: bool) -> Result<()> {
         let mut options = WriteOptions::default();
         options.set_sync(sync);
+        // A flush writing an erased memory's counter after this delete would bring it back.
+        let _settled = (!batch.erased.is_empty()).then(|| self.flush_gate.read());
         self.drop_pending(&batch.erased);
         let generation = self.hot_generation();
         self.db.write_opt(batch.batch, &options)?;

@@ -4,14 +4,19 @@
 //! (`record_cache.rs`), so a warm recall scores its candidates and assembles its results
 //! without a RocksDB read and records its accesses without a write.
 //!
-//! One lock guards both maps and a generation counter. The invariants:
-//! - what a reader reports is RocksDB's value plus the pending overlay, read under one shared
-//!   lock; [`Store::flush_accesses`] writes the overlay as merge operands (one plain non-synced
-//!   `db.write`) and clears it under the exclusive lock, so no reader ever sees an increment in
-//!   both places or in neither;
-//! - a cached entry equals RocksDB's value: the flush adds what it writes to cached entries, and
-//!   [`Store::commit`] drops the entries of every record a batch rewrote or deleted (and the
-//!   pending increments of deleted memories) once the write has landed;
+//! One lock guards the maps and a generation counter. The invariants:
+//! - what a reader reports is RocksDB's value plus the increments a flush is writing
+//!   (*flushing*) plus the pending overlay. [`Store::flush_accesses`] moves the overlay to
+//!   *flushing* under the exclusive lock, writes it as merge operands (one plain non-synced
+//!   `db.write`) without holding the lock, so recalls go on meanwhile, then folds it into the
+//!   cache and clears it under the exclusive lock again;
+//! - a reader that takes access statistics from the cache needs nothing more: a cached entry
+//!   holds RocksDB's value without what is flushing until the flush folds it in. A reader that
+//!   reads them from RocksDB (or a batch that deletes memories) holds the *flush gate* shared,
+//!   which a flush holds exclusively from start to end, so it never sees a write half done;
+//! - a cached entry otherwise equals RocksDB's value: [`Store::commit`] drops the entries of
+//!   every record a batch rewrote or deleted (and the pending increments of deleted memories)
+//!   once the write has landed;
 //! - a reader fills the cache from RocksDB only if the generation (bumped by every flush and
 //!   every invalidation) did not move between its read and its fill.
 //!
@@ -51,6 +56,8 @@ pub struct ScoringFields {
 pub(super) struct HotState {
     /// Access increments recorded by recalls and not yet written to RocksDB.
     pending: HashMap<MemoryId, AccessStats>,
+    /// Increments a flush is writing now; empty whenever the flush gate is free.
+    flushing: HashMap<MemoryId, AccessStats>,
     /// Scoring fields with RocksDB's access statistics (without `pending`).
     cache: HashMap<MemoryId, ScoringFields>,
     /// Decoded records of recently recalled memories (see [`super::record_cache`]).
@@ -60,72 +67,96 @@ pub(super) struct HotState {
 }
 
 impl HotState {
-    fn with_pending(&self, id: &MemoryId, stored: AccessStats) -> AccessStats {
-        self.pending
-            .get(id)
-            .map_or(stored, |pending| stored.combine(*pending))
+    /// `stored` (RocksDB's value or its cached copy) plus what is flushing and pending.
+    fn with_unflushed(&self, id: &MemoryId, stored: AccessStats) -> AccessStats {
+        [&self.flushing, &self.pending]
+            .into_iter()
+            .filter_map(|increments| increments.get(id))
+            .fold(stored, |total, increment| total.combine(*increment))
+    }
+
+    fn all_cached(&self, ids: &[MemoryId]) -> bool {
+        ids.iter().all(|id| self.cache.contains_key(id))
     }
 }
 
 impl Store {
+    /// Runs `read` under the shared hot lock. When `ids` are not all cached, `read` will take
+    /// access statistics from RocksDB, so it runs with the flush gate held shared as well.
+    fn read_hot<T>(
+        &self,
+        ids: &[MemoryId],
+        read: impl FnOnce(&HotState) -> Result<T>,
+    ) -> Result<T> {
+        {
+            let hot = self.hot.read();
+            if hot.all_cached(ids) {
+                return read(&hot);
+            }
+        }
+        let _settled = self.flush_gate.read();
+        read(&self.hot.read())
+    }
+
     /// Access statistics of many ids, in input order: RocksDB's value (or the cached copy of
-    /// it) plus the pending increments.
+    /// it) plus the increments not yet written.
     pub fn access_stats(&self, ids: &[MemoryId]) -> Result<Vec<AccessStats>> {
-        let hot = self.hot.read();
-        let missing: Vec<MemoryId> = ids
-            .iter()
-            .filter(|id| !hot.cache.contains_key(id))
-            .copied()
-            .collect();
-        let mut stored = self.stored_access_stats(&missing)?.into_iter();
-        Ok(ids
-            .iter()
-            .map(|id| {
-                let base = match hot.cache.get(id) {
-                    Some(fields) => fields.access,
-                    None => stored.next().unwrap_or_default(),
-                };
-                hot.with_pending(id, base)
-            })
-            .collect())
+        self.read_hot(ids, |hot| {
+            let missing: Vec<MemoryId> = ids
+                .iter()
+                .filter(|id| !hot.cache.contains_key(id))
+                .copied()
+                .collect();
+            let mut stored = self.stored_access_stats(&missing)?.into_iter();
+            Ok(ids
+                .iter()
+                .map(|id| {
+                    let base = match hot.cache.get(id) {
+                        Some(fields) => fields.access,
+                        None => stored.next().unwrap_or_default(),
+                    };
+                    hot.with_unflushed(id, base)
+                })
+                .collect())
+        })
     }
 
     /// Scoring fields of many ids, in input order (`None` for a memory that does not exist):
     /// from the cache, reading RocksDB (records and access statistics in two multi-gets) only
     /// for the ids it lacks, which then fill it.
     pub fn scoring_fields(&self, ids: &[MemoryId]) -> Result<Vec<Option<ScoringFields>>> {
-        let hot = self.hot.read();
-        let mut out: Vec<Option<ScoringFields>> =
-            ids.iter().map(|id| hot.cache.get(id).copied()).collect();
-        let missing: Vec<MemoryId> = ids
-            .iter()
-            .zip(&out)
-            .filter(|(_, found)| found.is_none())
-            .map(|(id, _)| *id)
-            .collect();
-        let mut fill = Vec::with_capacity(missing.len());
-        if !missing.is_empty() {
-            let records = self.pinned_records(&missing)?;
-            let access = self.stored_access_stats(&missing)?;
-            for ((id, record), access) in missing.iter().zip(records).zip(access) {
-                let Some(record) = record else { continue };
-                let header = StoredMemory::peek_scoring_fields(&record)?;
-                fill.push((*id, ScoringFields { header, access }));
-            }
-            let mut filled = fill.iter().peekable();
-            for (id, slot) in ids.iter().zip(out.iter_mut()) {
-                if slot.is_none() && filled.peek().is_some_and(|(next, _)| next == id) {
-                    *slot = filled.next().map(|(_, fields)| *fields);
+        let (out, fill, generation) = self.read_hot(ids, |hot| {
+            let mut out: Vec<Option<ScoringFields>> =
+                ids.iter().map(|id| hot.cache.get(id).copied()).collect();
+            let missing: Vec<MemoryId> = ids
+                .iter()
+                .zip(&out)
+                .filter(|(_, found)| found.is_none())
+                .map(|(id, _)| *id)
+                .collect();
+            let mut fill = Vec::with_capacity(missing.len());
+            if !missing.is_empty() {
+                let records = self.pinned_records(&missing)?;
+                let access = self.stored_access_stats(&missing)?;
+                for ((id, record), access) in missing.iter().zip(records).zip(access) {
+                    let Some(record) = record else { continue };
+                    let header = StoredMemory::peek_scoring_fields(&record)?;
+                    fill.push((*id, ScoringFields { header, access }));
+                }
+                let mut filled = fill.iter().peekable();
+                for (id, slot) in ids.iter().zip(out.iter_mut()) {
+                    if slot.is_none() && filled.peek().is_some_and(|(next, _)| next == id) {
+                        *slot = filled.next().map(|(_, fields)| *fields);
+                    }
                 }
             }
-        }
-        for (id, slot) in ids.iter().zip(out.iter_mut()) {
-            if let Some(fields) = slot {
-                fields.access = hot.with_pending(id, fields.access);
+            for (id, slot) in ids.iter().zip(out.iter_mut()) {
+                if let Some(fields) = slot {
+                    fields.access = hot.with_unflushed(id, fields.access);
+                }
             }
-        }
-        let generation = hot.generation;
-        drop(hot);
+            Ok((out, fill, hot.generation))
+        })?;
         if !fill.is_empty() {
             let mut hot = self.hot.write();
             if hot.generation == generation {
@@ -155,23 +186,42 @@ impl Store {
         hot.pending.len() >= ACCESS_FLUSH_PENDING_MAX
     }
 
-    /// Writes the pending access increments to RocksDB as merge operands (one non-synced write
-    /// under the exclusive lock) and folds them into the cache.
+    /// Writes the pending access increments to RocksDB as merge operands (one non-synced write,
+    /// made without holding the hot lock) and folds them into the cache. On a failed write they
+    /// go back to the overlay.
     pub fn flush_accesses(&self) -> Result<()> {
-        let mut hot = self.hot.write();
-        if hot.pending.is_empty() {
-            return Ok(());
-        }
-        let cf = self.cf(ACCESS);
-        let mut batch = WriteBatch::default();
-        for (id, stats) in &hot.pending {
-            batch.merge_cf(cf, id.as_bytes(), stats.encode());
-        }
+        let _flushing = self.flush_gate.write();
+        let batch = {
+            let mut hot = self.hot.write();
+            if hot.pending.is_empty() {
+                return Ok(());
+            }
+            let cf = self.cf(ACCESS);
+            let mut batch = WriteBatch::default();
+            for (id, stats) in &hot.pending {
+                batch.merge_cf(cf, id.as_bytes(), stats.encode());
+            }
+            let state = &mut *hot;
+            state.flushing = std::mem::take(&mut state.pending);
+            batch
+        };
         let mut options = WriteOptions::default();
         options.set_sync(false);
-        self.db.write_opt(batch, &options)?;
+        let written = self.db.write_opt(batch, &options);
+        let mut hot = self.hot.write();
         let state = &mut *hot;
-        for (id, stats) in state.pending.drain() {
+        let flushed = std::mem::take(&mut state.flushing);
+        if let Err(error) = written {
+            for (id, stats) in flushed {
+                state
+                    .pending
+                    .entry(id)
+                    .and_modify(|pending| *pending = pending.combine(stats))
+                    .or_insert(stats);
+            }
+            return Err(error.into());
+        }
+        for (id, stats) in flushed {
             if let Some(fields) = state.cache.get_mut(&id) {
                 fields.access = fields.access.combine(stats);
             }

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -143,6 +143,62 @@ fn access_counts_and_scores_match_a_plain_reference() {
     assert!(stored_counts(dir.path(), &gone)
         .iter()
         .all(|count| *count == 0));
+}
+
+/// The same race at the store, for a reader that finds nothing cached and so reads RocksDB
+/// while a flush may be writing: one thread records accesses of one id, one flushes, one reads
+/// the count. Each count read lies between the increments recorded before the read began and
+/// those recorded by the time it ended (plus the one in flight): a flush counted both in
+/// RocksDB and as still flushing would overshoot by a whole batch, one counted in neither would
+/// fall short.
+#[test]
+fn an_uncached_count_read_never_sees_a_flush_half_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let id = MemoryId::new();
+    let recorded = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let reads = within_limit("racing uncached reads and flushes", {
+        let store = Arc::clone(&store);
+        move || {
+            let recorder = {
+                let (store, recorded, done) =
+                    (Arc::clone(&store), Arc::clone(&recorded), Arc::clone(&done));
+                thread::spawn(move || {
+                    for at in 1..=200_000u64 {
+                        store.record_accesses([&id], at);
+                        recorded.fetch_add(1, Ordering::AcqRel);
+                    }
+                    done.store(true, Ordering::Release);
+                })
+            };
+            let flusher = {
+                let (store, done) = (Arc::clone(&store), Arc::clone(&done));
+                thread::spawn(move || {
+                    while !done.load(Ordering::Acquire) {
+                        store.flush_accesses().unwrap();
+                    }
+                })
+            };
+            let mut reads = 0u64;
+            while !done.load(Ordering::Acquire) {
+                let before = recorded.load(Ordering::Acquire);
+                let count = store.access_stats(&[id]).unwrap()[0].count;
+                let after = recorded.load(Ordering::Acquire);
+                assert!(
+                    (before..=after + 1).contains(&count),
+                    "read {count} with {before}..={after} recorded"
+                );
+                reads += 1;
+            }
+            recorder.join().unwrap();
+            flusher.join().unwrap();
+            reads
+        }
+    });
+    assert!(reads > 0);
+    store.flush_accesses().unwrap();
+    assert_eq!(store.access_stats(&[id]).unwrap()[0].count, 200_000);
 }
 
 /// Recalls on two threads, a reader of one memory's count and a thread forcing flushes (an
