@@ -80,6 +80,15 @@ impl HotState {
     }
 }
 
+/// The ids whose lookup in `found` (in the same order) came back empty.
+pub(super) fn missing_ids<T>(ids: &[MemoryId], found: &[Option<T>]) -> Vec<MemoryId> {
+    ids.iter()
+        .zip(found)
+        .filter(|(_, found)| found.is_none())
+        .map(|(id, _)| *id)
+        .collect()
+}
+
 impl Store {
     /// Runs `read` under the shared hot lock. When `ids` are not all cached, `read` will take
     /// access statistics from RocksDB, so it runs with the flush gate held shared as well.
@@ -128,12 +137,7 @@ impl Store {
         let (out, fill, generation) = self.read_hot(ids, |hot| {
             let mut out: Vec<Option<ScoringFields>> =
                 ids.iter().map(|id| hot.cache.get(id).copied()).collect();
-            let missing: Vec<MemoryId> = ids
-                .iter()
-                .zip(&out)
-                .filter(|(_, found)| found.is_none())
-                .map(|(id, _)| *id)
-                .collect();
+            let missing = missing_ids(ids, &out);
             let mut fill = Vec::with_capacity(missing.len());
             if !missing.is_empty() {
                 let records = self.pinned_records(&missing)?;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::db::Store;
+use super::hot::missing_ids;
 use crate::error::Result;
 use crate::memory::{MemoryId, StoredMemory};
 
@@ -67,12 +68,7 @@ impl Store {
             let found: Vec<_> = ids.iter().map(|id| hot.records.get(id)).collect();
             (found, hot.generation)
         };
-        let missing: Vec<MemoryId> = ids
-            .iter()
-            .zip(&out)
-            .filter(|(_, found)| found.is_none())
-            .map(|(id, _)| *id)
-            .collect();
+        let missing = missing_ids(ids, &out);
         if missing.is_empty() {
             return Ok(out);
         }
