@@ -7,7 +7,9 @@
 //! indexed by slot, layer-0 neighbour lists as slot numbers in one buffer (CSR), the few upper
 //! layer lists in a map, and a per-thread visited stamp array. The graph, its neighbour selection
 //! and its checkpoint stay `hnsw_rs`'s; the copy is rebuilt from it by
-//! [`FlatGraph::from_hnsw`] (see `snapshot.rs` for when) and searched the way hnswlib searches.
+//! [`FlatGraph::from_hnsw`] (see `snapshot.rs` for when) and searched the way hnswlib searches,
+//! prefetching the next neighbour's vector while it computes the current one's distance. Its
+//! buffers are [`PageBuffer`]s, on huge pages where the kernel gives them.
 
 use std::cell::RefCell;
 use std::cmp::{Ordering, Reverse};
