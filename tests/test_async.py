@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,36 @@ async def test_async_api_end_to_end(tmp_path: Path, embedder: Embedder) -> None:
             await mem.remember("")
 
 
-def test_async_methods_mirror_sync_methods() -> None:
-    public = {name for name in dir(hebbs.Hebbs) if not name.startswith("_")}
-    mirrored = {"remember", "remember_many", "get", "recall", "optimize", "health", "close", "open"}
-    assert mirrored <= public
-    for name in mirrored:
-        assert asyncio.iscoroutinefunction(getattr(hebbs.AsyncHebbs, name)), name
+def public_names(cls: type) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def test_async_has_every_sync_method_with_its_signature() -> None:
+    """Every public name of Hebbs is on AsyncHebbs: methods as coroutine functions with the
+    same parameters (names, kinds and defaults), properties as properties."""
+    missing = public_names(hebbs.Hebbs) - public_names(hebbs.AsyncHebbs)
+    assert not missing
+    for name in public_names(hebbs.Hebbs):
+        sync = inspect.getattr_static(hebbs.Hebbs, name)
+        if isinstance(sync, property):
+            assert isinstance(inspect.getattr_static(hebbs.AsyncHebbs, name), property), name
+            continue
+        method = getattr(hebbs.AsyncHebbs, name)
+        assert inspect.iscoroutinefunction(method), name
+        sync_parameters = inspect.signature(getattr(hebbs.Hebbs, name)).parameters
+        async_parameters = inspect.signature(method).parameters
+        assert list(async_parameters.values()) == list(sync_parameters.values()), name
+
+
+async def test_async_closed_checkpoint_and_subscribe(tmp_path: Path, embedder: Embedder) -> None:
+    mem = await hebbs.AsyncHebbs.open(tmp_path / "db", embedder=embedder)
+    assert not mem.closed
+    subscription = await mem.subscribe("billing problems", confidence_threshold=0.3)
+    assert isinstance(subscription, hebbs.AsyncSubscription)
+    stored = await mem.remember("Acme was billed twice for March")
+    push = await asyncio.wait_for(subscription.__anext__(), timeout=30)
+    assert push.memory.id == stored.id
+    await subscription.close()
+    await mem.checkpoint()
+    await mem.close()
+    assert mem.closed

@@ -35,6 +35,8 @@ __all__ = [
     "HebbsIOError",
     "IndexError",
     "InvalidInputError",
+    "InvalidTypeError",
+    "InvalidValueError",
     "Memory",
     "MemoryKind",
     "NativeEngine",
@@ -79,6 +81,8 @@ class InvalidInputError(HebbsError):
     field: str
     reason: str
 
+class InvalidValueError(InvalidInputError, ValueError): ...
+class InvalidTypeError(InvalidInputError, TypeError): ...
 class NotFoundError(HebbsError): ...
 class StorageError(HebbsError): ...
 class HebbsIOError(HebbsError): ...

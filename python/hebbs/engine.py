@@ -12,7 +12,7 @@ from typing import Any, Callable, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid, to_micros, to_time_range, to_vector, to_weights
+from hebbs._convert import invalid
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
@@ -38,8 +38,30 @@ from hebbs._native import (
     ScoringWeights,
     Tombstone,
 )
+from hebbs.api import (
+    DEFAULT_STRATEGIES,
+    DEFAULT_TOMBSTONE_PAGE,
+    AddEdgesRequest,
+    ChatContextRequest,
+    ForgetDecayedRequest,
+    ForgetRequest,
+    GetRequest,
+    IdRequest,
+    IdsRequest,
+    ListRequest,
+    OpenRequest,
+    PrimeRequest,
+    RecallRequest,
+    RememberManyRequest,
+    RememberRequest,
+    ReviseRequest,
+    SubscribeRequest,
+    TombstonesRequest,
+    parse,
+    to_scoring_weights,
+)
 from hebbs.embedder import Embedder, as_embedder
-from hebbs.errors import EmbeddingError
+from hebbs.errors import EmbeddingError, InvalidTypeError
 from hebbs.subscription import Subscription
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
@@ -47,10 +69,6 @@ from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsI
 #: ``list[str] -> array [n, d]``.
 EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
 
-#: Strategies run when ``recall`` is not told otherwise.
-DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
-#: Tombstones one ``tombstones`` call returns when not told otherwise.
-DEFAULT_TOMBSTONE_PAGE = 100
 #: What ``kind=`` accepts: a :class:`MemoryKind` or its name.
 KindLike = Union[MemoryKind, str]
 
@@ -100,21 +118,19 @@ class Hebbs:
         ``auto_forget_interval`` (seconds or a timedelta, default one hour) a background thread
         forgets up to ``auto_forget_limit`` memories whose decay score is below the floor.
         """
-        interval = (
-            auto_forget_interval.total_seconds()
-            if isinstance(auto_forget_interval, timedelta)
-            else auto_forget_interval
-        )
+        arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder")}
+        request = parse(OpenRequest, arguments)
+        _check_embedder(embedder)
         native = NativeEngine(
-            os.fspath(path),
-            dimension=dimension,
-            m=m,
-            ef_construction=ef_construction,
-            ef_search=ef_search,
-            sync_writes=sync_writes,
-            auto_forget_floor=auto_forget_floor,
-            auto_forget_interval=interval,
-            auto_forget_limit=auto_forget_limit,
+            request.path,
+            dimension=request.dimension,
+            m=request.m,
+            ef_construction=request.ef_construction,
+            ef_search=request.ef_search,
+            sync_writes=request.sync_writes,
+            auto_forget_floor=request.auto_forget_floor,
+            auto_forget_interval=request.auto_forget_interval,
+            auto_forget_limit=request.auto_forget_limit,
         )
         return cls(native, embedder)
 
@@ -154,23 +170,13 @@ class Hebbs:
         """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
         records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
         ``episode`` (default) or ``insight``; revisions are made by :meth:`revise`."""
-        _check_content(content, "content")
+        request = parse(RememberRequest, locals())
         vector = (
-            to_vector(embedding, "embedding")
-            if embedding is not None
-            else self._embed([content], query=False)[0]
+            request.embedding
+            if request.embedding is not None
+            else self._embed([request.content], query=False)[0]
         )
-        return self._native.remember(
-            content,
-            vector,
-            importance=importance,
-            context=dict(context) if context is not None else None,
-            entity_id=entity_id,
-            edges=list(edges),
-            created_at=to_micros(created_at, "created_at"),
-            session_id=session_id,
-            kind=kind,
-        )
+        return self._native.remember(request.content, vector, **_stored_fields(request))
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
         """Stores many memories with one embedding batch and one atomic write.
@@ -179,26 +185,16 @@ class Hebbs:
         :class:`hebbs.types.RememberItem`). Returns the memories in input order. If any item is
         invalid, nothing is stored.
         """
-        rows = [dict(item) for item in items]
-        if not rows:
+        requests = parse(RememberManyRequest, locals()).items
+        if not requests:
             return []
-        for i, row in enumerate(rows):
-            unknown = set(row) - _REMEMBER_KEYS
-            if unknown:
-                raise invalid(f"items[{i}]", f"unknown keys {sorted(unknown)}")
-            _check_content(row.get("content"), f"items[{i}].content")
-            row["created_at"] = to_micros(row.get("created_at"), f"items[{i}].created_at")
-        missing = [i for i, row in enumerate(rows) if row.get("embedding") is None]
-        given = [i for i, row in enumerate(rows) if row.get("embedding") is not None]
-        vectors: list[NDArray[np.float32] | None] = [None] * len(rows)
-        for i in given:
-            vectors[i] = to_vector(rows[i].pop("embedding"), f"items[{i}].embedding")
+        vectors: list[NDArray[np.float32] | None] = [item.embedding for item in requests]
+        missing = [i for i, vector in enumerate(vectors) if vector is None]
         if missing:
-            embedded = self._embed([rows[i]["content"] for i in missing], query=False)
+            embedded = self._embed([requests[i].content for i in missing], query=False)
             for j, i in enumerate(missing):
                 vectors[i] = embedded[j]
-        for row in rows:
-            row.pop("embedding", None)
+        rows = [{"content": item.content, **_stored_fields(item)} for item in requests]
         dims = {vector.shape[0] for vector in vectors if vector is not None}
         if len(dims) != 1:
             raise invalid("items", f"embeddings of different dimensions {sorted(dims)}")
@@ -207,7 +203,8 @@ class Hebbs:
 
     def get(self, id: MemoryIdLike, include_embedding: bool = False) -> Memory:
         """The memory with ``id``; raises :class:`~hebbs.errors.NotFoundError`."""
-        return self._native.get(id, include_embedding=include_embedding)
+        request = parse(GetRequest, locals())
+        return self._native.get(request.id, include_embedding=request.include_embedding)
 
     def recall(
         self,
@@ -254,45 +251,38 @@ class Hebbs:
         :meth:`get_chat_context`.
         Memories a revision superseded are left out unless ``include_superseded``.
         """
-        if force_regex:
-            strategies = ["regex"]
-        if isinstance(strategies, (str, RecallStrategyConfig)):
-            strategies = [strategies]
-        items = list(strategies)
-        for i, item in enumerate(items):
-            if not isinstance(item, (str, RecallStrategyConfig)):
-                raise invalid(f"strategies[{i}]", "expected a name or a RecallStrategyConfig")
-        if cue_context is not None and not isinstance(cue_context, Mapping):
-            raise invalid("cue_context", "must be a dict")
-        vector = self._cue_vector(cue, cue_embedding, _strategy_names(items))
+        request = parse(RecallRequest, locals())
+        items = ["regex"] if request.force_regex else request.strategies
+        vector = self._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
         return self._native.recall(
             vector,
             strategies=items,
-            top_k=top_k,
-            entity_id=entity_id,
-            time_range=to_time_range(time_range),
-            ef_search=ef_search,
-            scoring_weights=to_weights(scoring_weights),
-            include_embedding=include_embedding,
-            seed_memory_id=seed_memory_id,
-            edge_types=list(edge_types) if edge_types is not None else None,
-            max_depth=max_depth,
-            direction=direction,
-            analogical_alpha=analogical_alpha,
-            cue_context=dict(cue_context) if cue_context is not None else None,
-            cue_text=cue,
-            rrf_k=rrf_k,
-            min_relevance=min_relevance,
-            graph_context=graph_context,
-            session_id=session_id,
-            include_superseded=include_superseded,
+            top_k=request.top_k,
+            entity_id=request.entity_id,
+            time_range=request.time_range,
+            ef_search=request.ef_search,
+            scoring_weights=to_scoring_weights(request.scoring_weights),
+            include_embedding=request.include_embedding,
+            seed_memory_id=request.seed_memory_id,
+            edge_types=request.edge_types,
+            max_depth=request.max_depth,
+            direction=request.direction,
+            analogical_alpha=request.analogical_alpha,
+            cue_context=request.cue_context,
+            cue_text=request.cue,
+            rrf_k=request.rrf_k,
+            min_relevance=request.min_relevance,
+            graph_context=request.graph_context,
+            session_id=request.session_id,
+            include_superseded=request.include_superseded,
         )
 
     def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:
         """Adds edges from memory ``id`` to existing memories, stored in both directions. All
         or nothing: a missing target raises :class:`~hebbs.errors.InvalidInputError` naming
         ``edges[i].target``."""
-        self._native.add_edges(id, list(edges))
+        request = parse(AddEdgesRequest, locals())
+        self._native.add_edges(request.id, request.edges)
 
     def put_token_vectors(self, items: Iterable[TokenVectorsItem]) -> None:
         """Stores the quantised per-token vectors of existing memories (what a
@@ -307,9 +297,7 @@ class Hebbs:
     def get_token_vectors(self, ids: Sequence[MemoryIdLike]) -> list[TokenVectors | None]:
         """The stored ``(codes, scales)`` of each of ``ids`` in one read, None where none are
         stored."""
-        if isinstance(ids, (str, bytes)):
-            raise invalid("ids", "expected a list of ids, not a single id")
-        return self._native.get_token_vectors(list(ids))
+        return self._native.get_token_vectors(parse(IdsRequest, locals()).ids)
 
     def revise(
         self,
@@ -327,24 +315,22 @@ class Hebbs:
         with the embedder unless ``embedding`` is given, and without new content the old
         vector is kept.
         """
-        vector = None
-        if embedding is not None:
-            vector = to_vector(embedding, "embedding")
-        elif content is not None:
-            _check_content(content, "content")
-            vector = self._embed([content], query=False)[0]
+        request = parse(ReviseRequest, locals())
+        vector = request.embedding
+        if vector is None and request.content is not None:
+            vector = self._embed([request.content], query=False)[0]
         return self._native.revise(
-            id,
-            content=content,
+            request.id,
+            content=request.content,
             embedding=vector,
-            importance=importance,
-            context=dict(context) if context is not None else None,
-            entity_id=entity_id,
+            importance=request.importance,
+            context=request.context,
+            entity_id=request.entity_id,
         )
 
     def lineage(self, id: MemoryIdLike) -> list[Memory]:
         """The revision chain through ``id``, oldest first."""
-        return self._native.lineage(id)
+        return self._native.lineage(parse(IdRequest, locals()).id)
 
     def forget(
         self,
@@ -366,43 +352,44 @@ class Hebbs:
         forgotten memory go too; each erased memory leaves a tombstone (a hash of the content,
         never the content). ``purge`` also compacts the store so the bytes leave the disk.
         """
-        if isinstance(ids, (str, bytes)):
-            raise invalid("ids", "expected a list of ids, not a single id")
+        request = parse(ForgetRequest, locals())
         return self._native.forget(
-            ids=None if ids is None else list(ids),
-            entity_id=entity_id,
-            older_than=to_micros(older_than, "older_than"),
-            importance_below=importance_below,
-            kind=kind,
-            purge=purge,
-            limit=_count(limit, "limit"),
+            ids=request.ids,
+            entity_id=request.entity_id,
+            older_than=request.older_than,
+            importance_below=request.importance_below,
+            kind=request.kind,
+            purge=request.purge,
+            limit=DEFAULT_FORGET_LIMIT if request.limit is None else request.limit,
         )
 
     def forget_decayed(self, floor: float, limit: int | None = None) -> ForgetResult:
         """Forgets up to ``limit`` memories whose decay score is below ``floor``."""
-        if isinstance(floor, bool) or not isinstance(floor, (int, float)):
-            raise invalid("floor", "must be a number")
-        return self._native.forget_decayed(float(floor), limit=_count(limit, "limit"))
+        request = parse(ForgetDecayedRequest, locals())
+        limit = DEFAULT_FORGET_LIMIT if request.limit is None else request.limit
+        return self._native.forget_decayed(request.floor, limit=limit)
 
     def tombstone(self, id: MemoryIdLike) -> Tombstone | None:
         """The tombstone of forgotten memory ``id``, or None."""
-        return self._native.tombstone(id)
+        return self._native.tombstone(parse(IdRequest, locals()).id)
 
     def tombstones(
         self, after: MemoryIdLike | None = None, limit: int = DEFAULT_TOMBSTONE_PAGE
     ) -> list[Tombstone]:
         """Up to ``limit`` tombstones in id order; pass the last id as ``after`` for the next
         page."""
-        return self._native.tombstones(after=after, limit=_count(limit, field="limit"))
+        request = parse(TombstonesRequest, locals())
+        return self._native.tombstones(after=request.after, limit=request.limit)
 
     def get_chat_context(self, session_id: str, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
         """The memories conversation ``session_id`` touched (remembered with it, or returned
         by a recall that named it), in the order of their first touch."""
-        return self._native.chat_context(session_id, limit=limit)
+        request = parse(ChatContextRequest, locals())
+        return self._native.chat_context(request.session_id, limit=request.limit)
 
     def list_orphans(self, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
         """Memories with no edge in either direction, newest first: candidates to connect."""
-        return self._native.list_orphans(limit=limit)
+        return self._native.list_orphans(limit=parse(ListRequest, locals()).limit)
 
     def prime(
         self,
@@ -418,35 +405,32 @@ class Hebbs:
         """Warms an agent's context for ``entity_id``: its most recent memories blended with
         its memories nearest ``cue`` (when given), ranked by the composite score.
         :class:`PrimeOutput` says how many results each part found."""
-        vector = None
-        if cue_embedding is not None:
-            vector = to_vector(cue_embedding, "cue_embedding")
-        elif cue is not None:
-            vector = self._cue_vector(cue, None, {"similarity"})
+        request = parse(PrimeRequest, locals())
+        vector = self._cue_vector(request.cue, request.cue_embedding, {"similarity"})
         return self._native.prime(
-            entity_id,
+            request.entity_id,
             vector,
-            max_memories=max_memories,
-            time_range=to_time_range(time_range),
-            ef_search=ef_search,
-            scoring_weights=to_weights(scoring_weights),
-            include_embedding=include_embedding,
+            max_memories=request.max_memories,
+            time_range=request.time_range,
+            ef_search=request.ef_search,
+            scoring_weights=to_scoring_weights(request.scoring_weights),
+            include_embedding=request.include_embedding,
         )
 
     def _cue_vector(
         self, cue: str | None, cue_embedding: Any, names: set[str]
     ) -> NDArray[np.float32] | None:
         """The cue's vector: ``cue_embedding`` if given, else the embedded ``cue`` when a
-        strategy that reads vectors runs. Similarity cannot run without one."""
+        strategy that reads vectors runs. Without either, None: the engine reports each
+        strategy that needed one in ``strategy_errors`` (and raises if none could run)."""
         if cue_embedding is not None:
-            return to_vector(cue_embedding, "cue_embedding")
-        if cue is not None and names - _TEXT_ONLY_STRATEGIES:
-            if not isinstance(cue, str) or not cue.strip():
-                raise invalid("cue", "must be a non-empty str")
-            vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
+            vector: NDArray[np.float32] = cue_embedding
             return vector
-        if "similarity" in names:
-            raise invalid("cue", "the similarity strategy needs a non-empty cue")
+        if cue is not None and not cue.strip():
+            raise invalid("cue", "must not be empty")
+        if cue is not None and names - _TEXT_ONLY_STRATEGIES:
+            vector = self._embed([cue], query=True)[0]
+            return vector
         return None
 
     def subscribe(
@@ -464,24 +448,28 @@ class Hebbs:
         commit order. ``entity_id`` restricts it to one entity. A consumer more than
         ``queue_capacity`` pushes behind loses the oldest (see :attr:`Subscription.dropped`).
         """
-        vector = self._subscription_cue(cue, embedding)
+        request = parse(SubscribeRequest, locals())
+        vector = self._subscription_cue(request.cue, request.embedding)
         native = self._native.subscribe(
             vector,
-            entity_id=entity_id,
-            confidence_threshold=confidence_threshold,
-            queue_capacity=queue_capacity,
+            entity_id=request.entity_id,
+            confidence_threshold=request.confidence_threshold,
+            queue_capacity=request.queue_capacity,
         )
         return Subscription(native)
 
-    def _subscription_cue(self, cue: str | None, embedding: Any) -> NDArray[np.float32]:
+    def _subscription_cue(
+        self, cue: str | None, embedding: NDArray[np.float32] | None
+    ) -> NDArray[np.float32]:
         """``embedding`` as given, or ``cue`` embedded as a query; exactly one is required."""
         if embedding is not None:
             if cue is not None:
                 raise invalid("embedding", "give a cue or an embedding, not both")
-            return to_vector(embedding, "embedding")
+            return embedding
         if cue is None:
             raise invalid("cue", "a cue or an embedding is required")
-        _check_content(cue, "cue")
+        if not cue.strip():
+            raise invalid("cue", "must not be empty")
         vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
         return vector
 
@@ -515,40 +503,27 @@ class Hebbs:
         self.close()
 
 
-_REMEMBER_KEYS = frozenset(
-    {
-        "content",
-        "importance",
-        "context",
-        "entity_id",
-        "edges",
-        "created_at",
-        "embedding",
-        "session_id",
-        "kind",
+def _stored_fields(request: RememberRequest) -> dict[str, Any]:
+    """The native ``remember`` arguments of a checked request, but content and vector."""
+    return {
+        "importance": request.importance,
+        "context": request.context,
+        "entity_id": request.entity_id,
+        "edges": request.edges,
+        "created_at": request.created_at,
+        "session_id": request.session_id,
+        "kind": request.kind,
     }
-)
 
 
-def _check_content(content: object, field: str) -> None:
-    if not isinstance(content, str):
-        raise invalid(field, "must be a str")
-    if not content.strip():
-        raise invalid(field, "must not be empty")
+def _check_embedder(embedder: object) -> None:
+    """``embedder=`` is None, an :class:`Embedder` or a callable."""
+    if embedder is not None and not isinstance(embedder, Embedder) and not callable(embedder):
+        reason = "expected None, an Embedder or a callable list[str] -> [n, d]"
+        raise invalid("embedder", reason, InvalidTypeError)
 
 
 def _strategy_names(items: Sequence[StrategyLike]) -> set[str]:
     return {
         item.strategy if isinstance(item, RecallStrategyConfig) else item.lower() for item in items
     }
-
-
-def _count(value: object, field: str) -> int:
-    """A positive int (``None`` means :data:`DEFAULT_FORGET_LIMIT`)."""
-    if value is None:
-        return DEFAULT_FORGET_LIMIT
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise invalid(field, "must be an int")
-    if value < 1:
-        raise invalid(field, f"{value} is not positive")
-    return value

@@ -1,6 +1,8 @@
 """The exception hierarchy: every hebbs error derives from :class:`HebbsError`.
 
-The engine's errors are defined by the native module, one class per core error variant;
+The engine's errors are defined by the native module, one class per core error variant; an
+invalid input is an :class:`InvalidValueError` (also a ``ValueError``) or, for a value of the
+wrong type, an :class:`InvalidTypeError` (also a ``TypeError``), both ``InvalidInputError``s;
 :class:`EmbeddingError` is raised by the Python layer when an embedder fails, :class:`RerankError`
 when a re-ranker (ONNX cross-encoder, HTTP service) fails or answers with something unusable.
 """
@@ -14,6 +16,8 @@ from hebbs._native import (
     HebbsIOError,
     IndexError,
     InvalidInputError,
+    InvalidTypeError,
+    InvalidValueError,
     NotFoundError,
     StorageError,
     TextIndexError,
@@ -44,6 +48,8 @@ __all__ = [
     "HebbsIOError",
     "IndexError",
     "InvalidInputError",
+    "InvalidTypeError",
+    "InvalidValueError",
     "NotFoundError",
     "RerankError",
     "StorageError",

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::detach::engine_call;
-use crate::errors::{invalid, to_py_err};
+use crate::errors::{invalid, invalid_type, to_py_err};
 use crate::json::dict_to_map;
 use crate::lifecycle::{
     extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
@@ -65,7 +65,7 @@ fn strategy_config(item: &Bound<'_, PyAny>, i: usize) -> PyResult<StrategyConfig
         return Ok(config.inner);
     }
     let name: String = item.extract().map_err(|_| {
-        invalid(
+        invalid_type(
             &format!("strategies[{i}]"),
             "expected a strategy name or a RecallStrategyConfig",
         )
@@ -184,34 +184,34 @@ impl NativeEngine {
             let prefix = format!("items[{i}].");
             let dict = item
                 .cast::<PyDict>()
-                .map_err(|_| invalid(&format!("items[{i}]"), "expected a dict"))?;
+                .map_err(|_| invalid_type(&format!("items[{i}]"), "expected a dict"))?;
             let field = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
                 Ok(dict.get_item(name)?.filter(|value| !value.is_none()))
             };
             let content: String = field("content")?
                 .ok_or_else(|| invalid(&format!("{prefix}content"), "is required"))?
                 .extract()
-                .map_err(|_| invalid(&format!("{prefix}content"), "must be a str"))?;
+                .map_err(|_| invalid_type(&format!("{prefix}content"), "must be a str"))?;
             let importance = match field("importance")? {
-                Some(value) => value
-                    .extract::<f32>()
-                    .map_err(|_| invalid(&format!("{prefix}importance"), "must be a number"))?,
+                Some(value) => value.extract::<f32>().map_err(|_| {
+                    invalid_type(&format!("{prefix}importance"), "must be a number")
+                })?,
                 None => hebbs_core::engine::DEFAULT_IMPORTANCE,
             };
             let entity_id = field("entity_id")?
                 .map(|value| value.extract::<String>())
                 .transpose()
-                .map_err(|_| invalid(&format!("{prefix}entity_id"), "must be a str"))?;
+                .map_err(|_| invalid_type(&format!("{prefix}entity_id"), "must be a str"))?;
             let created_at = field("created_at")?
                 .map(|value| value.extract::<u64>())
                 .transpose()
                 .map_err(|_| {
-                    invalid(&format!("{prefix}created_at"), "must be a non-negative int")
+                    invalid_type(&format!("{prefix}created_at"), "must be a non-negative int")
                 })?;
             let session_id = field("session_id")?
                 .map(|value| value.extract::<String>())
                 .transpose()
-                .map_err(|_| invalid(&format!("{prefix}session_id"), "must be a str"))?;
+                .map_err(|_| invalid_type(&format!("{prefix}session_id"), "must be a str"))?;
             let mut input = new_input(
                 content,
                 row.iter().copied().collect(),

@@ -6,13 +6,13 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 use serde_json::{Map, Number, Value};
 
-use crate::errors::invalid;
+use crate::errors::{invalid, invalid_type};
 
 /// Converts a Python dict into a JSON object; `field` names the argument in errors.
 pub fn dict_to_map(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Map<String, Value>> {
     match to_value(object, field)? {
         Value::Object(map) => Ok(map),
-        _ => Err(invalid(field, "must be a dict")),
+        _ => Err(invalid_type(field, "must be a dict")),
     }
 }
 
@@ -40,7 +40,7 @@ fn to_value(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Value> {
         for (key, value) in dict.iter() {
             let key = key
                 .cast::<PyString>()
-                .map_err(|_| invalid(field, "dict keys must be strings"))?
+                .map_err(|_| invalid_type(field, "dict keys must be strings"))?
                 .to_cow()?
                 .into_owned();
             let value = to_value(&value, field)?;
@@ -54,7 +54,7 @@ fn to_value(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Value> {
             .collect::<PyResult<Vec<_>>>()
             .map(Value::Array)
     } else {
-        Err(invalid(
+        Err(invalid_type(
             field,
             format!("{} is not JSON-serialisable", object.get_type().name()?),
         ))

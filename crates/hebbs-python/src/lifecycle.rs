@@ -6,7 +6,7 @@ use hebbs_core::{MemoryId, MemoryKind as CoreKind};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::errors::invalid;
+use crate::errors::{invalid, invalid_type};
 use crate::types::{Edge, MemoryKind};
 
 /// Parses a memory kind given as a `MemoryKind` or its name; `field` names the argument.
@@ -16,7 +16,7 @@ pub fn extract_kind(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreKind
     }
     let name: String = object
         .extract()
-        .map_err(|_| invalid(field, "expected a MemoryKind or its name"))?;
+        .map_err(|_| invalid_type(field, "expected a MemoryKind or its name"))?;
     name.to_ascii_lowercase()
         .parse::<CoreKind>()
         .map_err(|_| invalid(field, format!("unknown memory kind {name:?}")))
@@ -26,13 +26,13 @@ pub fn extract_kind(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreKind
 pub fn extract_edges(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<memory::Edge>> {
     object
         .try_iter()
-        .map_err(|_| invalid(field, "expected an iterable of Edge"))?
+        .map_err(|_| invalid_type(field, "expected an iterable of Edge"))?
         .enumerate()
         .map(|(i, item)| {
             item?
                 .extract::<Edge>()
                 .map(|edge| edge.inner)
-                .map_err(|_| invalid(&format!("{field}[{i}]"), "expected an Edge"))
+                .map_err(|_| invalid_type(&format!("{field}[{i}]"), "expected an Edge"))
         })
         .collect()
 }
@@ -40,11 +40,14 @@ pub fn extract_edges(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<mem
 /// Parses a list of ids (bytes or hex); `field` names the argument (`ids[i]` in errors).
 pub fn extract_ids(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<MemoryId>> {
     if object.is_instance_of::<PyBytes>() || object.is_instance_of::<pyo3::types::PyString>() {
-        return Err(invalid(field, "expected a list of ids, not a single id"));
+        return Err(invalid_type(
+            field,
+            "expected a list of ids, not a single id",
+        ));
     }
     object
         .try_iter()
-        .map_err(|_| invalid(field, "expected an iterable of ids"))?
+        .map_err(|_| invalid_type(field, "expected an iterable of ids"))?
         .enumerate()
         .map(|(i, item)| crate::types::extract_id(&item?, &format!("{field}[{i}]")))
         .collect()

@@ -12,7 +12,7 @@ use hebbs_core::{RecvError, Subscription};
 use pyo3::prelude::*;
 
 use crate::detach::engine_call;
-use crate::errors::invalid;
+use crate::errors::{invalid, invalid_type};
 use crate::types::Memory;
 
 /// Longest a receive waits with the GIL released before it checks for pending signals.
@@ -33,12 +33,12 @@ pub fn request_from(
     if let Some(value) = confidence_threshold.filter(|value| !value.is_none()) {
         request.confidence_threshold = value
             .extract::<f32>()
-            .map_err(|_| invalid("confidence_threshold", "must be a number"))?;
+            .map_err(|_| invalid_type("confidence_threshold", "must be a number"))?;
     }
     if let Some(value) = queue_capacity.filter(|value| !value.is_none()) {
         request.queue_capacity = value
             .extract::<usize>()
-            .map_err(|_| invalid("queue_capacity", "must be a non-negative int"))?;
+            .map_err(|_| invalid_type("queue_capacity", "must be a non-negative int"))?;
     }
     Ok(request)
 }

@@ -7,7 +7,7 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
-use crate::errors::invalid;
+use crate::errors::invalid_type;
 use crate::types::extract_id;
 
 /// Token vectors as Python sees them: codes `[tokens, dimension]` and scales `[tokens]`.
@@ -18,26 +18,26 @@ pub type TokenArrays<'py> = (Bound<'py, PyArray2<i8>>, Bound<'py, PyArray1<f32>>
 pub fn extract_items(object: &Bound<'_, PyAny>) -> PyResult<Vec<(MemoryId, TokenVectors)>> {
     object
         .try_iter()
-        .map_err(|_| invalid("items", "expected an iterable of (id, codes, scales)"))?
+        .map_err(|_| invalid_type("items", "expected an iterable of (id, codes, scales)"))?
         .enumerate()
         .map(|(i, item)| {
             let item = item?;
             let (id, codes, scales): (Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>) =
                 item.extract().map_err(|_| {
-                    invalid(
+                    invalid_type(
                         &format!("items[{i}]"),
                         "expected an (id, codes, scales) tuple",
                     )
                 })?;
             let id = extract_id(&id, &format!("items[{i}].id"))?;
             let codes: PyReadonlyArray2<'_, i8> = codes.extract().map_err(|_| {
-                invalid(
+                invalid_type(
                     &format!("items[{i}].codes"),
                     "expected a 2-D int8 numpy array [tokens, dimension]",
                 )
             })?;
             let scales: PyReadonlyArray1<'_, f32> = scales.extract().map_err(|_| {
-                invalid(
+                invalid_type(
                     &format!("items[{i}].scales"),
                     "expected a 1-D float32 numpy array [tokens]",
                 )

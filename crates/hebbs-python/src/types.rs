@@ -5,7 +5,7 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::errors::invalid;
+use crate::errors::{invalid, invalid_type};
 use crate::json::map_to_dict;
 
 /// Parses a memory id given as 16 bytes or 32 hex digits; `field` names the argument.
@@ -19,7 +19,10 @@ pub fn extract_id(object: &Bound<'_, PyAny>, field: &str) -> PyResult<MemoryId> 
             .parse::<MemoryId>()
             .map_err(|_| invalid(field, "expected 16 bytes or 32 hex digits"));
     }
-    Err(invalid(field, "expected 16 bytes or a 32-digit hex string"))
+    Err(invalid_type(
+        field,
+        "expected 16 bytes or a 32-digit hex string",
+    ))
 }
 
 /// What a memory is.
@@ -135,7 +138,7 @@ pub fn extract_edge_type(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Cor
         Err(_) => {
             let name: String = object
                 .extract()
-                .map_err(|_| invalid(field, "expected an EdgeType or its name"))?;
+                .map_err(|_| invalid_type(field, "expected an EdgeType or its name"))?;
             name.parse::<CoreEdgeType>()
                 .map_err(|_| invalid(field, format!("unknown edge type {name:?}")))
         }

@@ -1,0 +1,306 @@
+"""The value types that request fields are made of, each checked once: text that UTF-8 can
+encode, ids, timestamps, float32 vectors, JSON objects, edges and strategy lists.
+
+Each type checks what Python must know before the native module sees a value (its type, that it
+fits the native integer, that a string is encodable); the engine checks the rest (ranges,
+lengths, dimensions) and names the field the same way. A failed check raises pydantic's
+``PydanticCustomError`` with type ``hebbs_type`` (a wrong type) or ``hebbs_value``; the request
+layer turns it into :class:`~hebbs.errors.InvalidTypeError` / ``InvalidValueError``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any, Union
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
+
+from hebbs._native import (
+    MAX_CONTENT_BYTES,
+    Edge,
+    EdgeType,
+    MemoryKind,
+    RecallStrategyConfig,
+    ScoringWeights,
+)
+
+#: The largest unsigned 32-bit value (native `u32` fields).
+U32_MAX = 2**32 - 1
+#: The largest unsigned 64-bit value (native `u64` and `usize` fields).
+U64_MAX = 2**64 - 1
+#: The largest signed 64-bit value.
+I64_MAX = 2**63 - 1
+#: How deeply a JSON object (``context``, ``cue_context``) may nest.
+MAX_JSON_DEPTH = 64
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def wrong_type(expected: str) -> PydanticCustomError:
+    return PydanticCustomError("hebbs_type", "expected {expected}", {"expected": expected})
+
+
+def bad_value(reason: str) -> PydanticCustomError:
+    return PydanticCustomError("hebbs_value", "{reason}", {"reason": reason})
+
+
+def _encodable(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise bad_value(f"not valid Unicode (a lone surrogate at {error.start})") from None
+    return text
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise wrong_type("a str")
+    return _encodable(value)
+
+
+def _content(value: object) -> str:
+    text = _text(value)
+    if not text.strip():
+        raise bad_value("must not be empty")
+    size = len(text.encode("utf-8"))
+    if size > MAX_CONTENT_BYTES:
+        raise bad_value(f"{size} bytes is more than {MAX_CONTENT_BYTES}")
+    return text
+
+
+def _integer(low: int, high: int) -> BeforeValidator:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise wrong_type("an int")
+        number = int(value)
+        if not low <= number <= high:
+            raise bad_value(f"{number} is outside {low}..={high}")
+        return number
+
+    return BeforeValidator(check)
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise wrong_type("a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise bad_value(f"{value} is too large") from None
+    if not math.isfinite(number):
+        raise bad_value(f"{number} is not finite")
+    return number
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise wrong_type("a bool")
+    return bool(value)
+
+
+def _micros(value: object) -> int:
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        delta = aware - _EPOCH
+        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        if micros < 0:
+            raise bad_value(f"{value.isoformat()} is before 1970")
+        return micros
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise wrong_type("microseconds since the epoch (int) or a datetime")
+    number = int(value)
+    if not 0 <= number <= U64_MAX:
+        raise bad_value(f"{number} is outside 0..={U64_MAX}")
+    return number
+
+
+def _time_range(value: object) -> tuple[int, int]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+        raise wrong_type("a (start, end) pair")
+    start, end = value
+    return (0 if start is None else _micros(start), U64_MAX if end is None else _micros(end))
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, timedelta):
+        value = value.total_seconds()
+    seconds = _number(value)
+    if seconds <= 0:
+        raise bad_value(f"{seconds} is not positive")
+    return seconds
+
+
+def _id(value: object) -> bytes | str:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return _encodable(value)
+    raise wrong_type("16 bytes or a 32-digit hex string")
+
+
+def _list(what: str) -> BeforeValidator:
+    """A list from any iterable but a str, bytes or mapping (which are single values)."""
+
+    def check(value: object) -> list[Any]:
+        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+            raise wrong_type(f"a list of {what}")
+        try:
+            return list(value)
+        except TypeError:
+            raise wrong_type(f"a list of {what}") from None
+
+    return BeforeValidator(check)
+
+
+def _vector(value: object) -> NDArray[np.float32]:
+    if isinstance(value, (str, bytes, Mapping)):
+        raise wrong_type("a 1-D array of numbers")
+    try:
+        with np.errstate(over="ignore"):  # past float32's range is inf: the engine refuses it
+            array = np.asarray(value, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError):
+        raise wrong_type("a 1-D array of numbers") from None
+    if array.ndim != 1:
+        raise bad_value(f"expected a 1-D vector, got shape {array.shape}")
+    return array
+
+
+def _json_value(value: object, depth: int) -> None:
+    if depth > MAX_JSON_DEPTH:
+        raise bad_value(f"nests deeper than {MAX_JSON_DEPTH} levels")
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not -(2**63) <= value <= U64_MAX:
+            raise bad_value("integers must fit in 64 bits")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise bad_value("floats must be finite")
+    elif isinstance(value, str):
+        _encodable(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise wrong_type("a dict with str keys")
+            _encodable(key)
+            _json_value(item, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _json_value(item, depth + 1)
+    else:
+        raise wrong_type(f"JSON values ({type(value).__name__} is not JSON-serialisable)")
+
+
+def _json_object(value: object) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise wrong_type("a dict")
+    result = dict(value)
+    _json_value(result, 1)
+    return result
+
+
+def _edge(value: object) -> Edge:
+    if not isinstance(value, Edge):
+        raise wrong_type("an Edge")
+    return value
+
+
+def _name_or(kind: type) -> BeforeValidator:
+    def check(value: object) -> object:
+        if isinstance(value, kind):
+            return value
+        if not isinstance(value, str):
+            raise wrong_type(f"a {kind.__name__} or its name")
+        return _encodable(value)
+
+    return BeforeValidator(check)
+
+
+def _strategies(value: object) -> object:
+    return [value] if isinstance(value, (str, RecallStrategyConfig)) else value
+
+
+def _strategy(value: object) -> str | RecallStrategyConfig:
+    if isinstance(value, RecallStrategyConfig):
+        return value
+    if not isinstance(value, str):
+        raise wrong_type("a strategy name or a RecallStrategyConfig")
+    return _encodable(value)
+
+
+def _weights(value: object) -> object:
+    if isinstance(value, (ScoringWeights, Mapping)):
+        return value
+    raise wrong_type("a ScoringWeights or a dict of its fields")
+
+
+def _path(value: object) -> str:
+    if not isinstance(value, (str, os.PathLike)):
+        raise wrong_type("a path (str or os.PathLike)")
+    path = os.fspath(value)
+    if not isinstance(path, str):
+        raise wrong_type("a str path")
+    return _encodable(path)
+
+
+Text = Annotated[str, BeforeValidator(_text)]
+Content = Annotated[str, BeforeValidator(_content)]
+Number = Annotated[float, BeforeValidator(_number)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+Micros = Annotated[int, BeforeValidator(_micros)]
+TimeRange = Annotated[tuple[int, int], BeforeValidator(_time_range)]
+Seconds = Annotated[float, BeforeValidator(_seconds)]
+PathField = Annotated[str, BeforeValidator(_path)]
+MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id)]
+IdList = Annotated[list[MemoryIdField], _list("ids")]
+Vector = Annotated[Any, BeforeValidator(_vector)]
+JsonObject = Annotated[dict[str, Any], BeforeValidator(_json_object)]
+EdgeList = Annotated[list[Annotated[Any, BeforeValidator(_edge)]], _list("Edge")]
+KindField = Annotated[Any, _name_or(MemoryKind)]
+EdgeTypeList = Annotated[list[Annotated[Any, _name_or(EdgeType)]], _list("edge types")]
+StrategyList = Annotated[
+    list[Annotated[Any, BeforeValidator(_strategy)]],
+    _list("strategy names or RecallStrategyConfig"),
+    BeforeValidator(_strategies),
+]
+#: ``scoring_weights``: a ScoringWeights as it is, or a dict checked by ``WeightsInput``.
+WeightsLike = Annotated[Any, BeforeValidator(_weights)]
+#: A native ``usize`` / ``u64``.
+Count = Annotated[int, _integer(0, U64_MAX)]
+#: A native ``u32``.
+Count32 = Annotated[int, _integer(0, U32_MAX)]
+#: A count that must be at least 1.
+Positive = Annotated[int, _integer(1, U64_MAX)]
+
+__all__ = [
+    "I64_MAX",
+    "MAX_JSON_DEPTH",
+    "U32_MAX",
+    "U64_MAX",
+    "Content",
+    "Count",
+    "Count32",
+    "EdgeList",
+    "EdgeTypeList",
+    "Flag",
+    "IdList",
+    "JsonObject",
+    "KindField",
+    "MemoryIdField",
+    "Micros",
+    "Number",
+    "PathField",
+    "Positive",
+    "Seconds",
+    "StrategyList",
+    "Text",
+    "TimeRange",
+    "Vector",
+    "WeightsLike",
+]

@@ -1,0 +1,252 @@
+"""The request of each operation, spelled once: its parameters, their types and their defaults
+(read from the native module's constants). ``Hebbs`` and ``AsyncHebbs`` build one per call with
+:func:`parse`; the CLI, the server and the client are to share them.
+
+pydantic v2 is the model library: FastAPI (the server) takes its models as they are, so one
+definition gives the embedded API's checks, the JSON codec and the OpenAPI schema. Each field's
+type (``hebbs.api.fields``) does the checks Python must do; the engine checks ranges, lengths
+and dimensions and names the field the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ErrorDetails
+
+from hebbs._convert import invalid
+from hebbs._native import (
+    DEFAULT_ANALOGICAL_ALPHA,
+    DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_CONFIDENCE_THRESHOLD,
+    DEFAULT_GRAPH_CONTEXT,
+    DEFAULT_IMPORTANCE,
+    DEFAULT_LIST_LIMIT,
+    DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_RRF_K,
+    DEFAULT_TOP_K,
+    ScoringWeights,
+)
+from hebbs.api.fields import (
+    Content,
+    Count,
+    Count32,
+    EdgeList,
+    EdgeTypeList,
+    Flag,
+    IdList,
+    JsonObject,
+    KindField,
+    MemoryIdField,
+    Micros,
+    Number,
+    PathField,
+    Positive,
+    Seconds,
+    StrategyList,
+    Text,
+    TimeRange,
+    Vector,
+    WeightsLike,
+)
+from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
+
+#: Strategies run when ``recall`` is not told otherwise.
+DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+#: Tombstones one ``tombstones`` call returns when not told otherwise.
+DEFAULT_TOMBSTONE_PAGE = 100
+
+
+class Request(BaseModel):
+    """The base of every request: unknown fields are refused, native values pass as they are."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+
+
+class OpenRequest(Request):
+    path: PathField
+    dimension: Optional[Count] = None
+    m: Optional[Count] = None
+    ef_construction: Optional[Count] = None
+    ef_search: Optional[Count] = None
+    sync_writes: Flag = False
+    auto_forget_floor: Optional[Number] = None
+    auto_forget_interval: Optional[Seconds] = None
+    auto_forget_limit: Optional[Count] = None
+
+
+class RememberRequest(Request):
+    content: Content
+    importance: Number = DEFAULT_IMPORTANCE
+    context: Optional[JsonObject] = None
+    entity_id: Optional[Text] = None
+    edges: EdgeList = []
+    created_at: Optional[Micros] = None
+    embedding: Optional[Vector] = None
+    session_id: Optional[Text] = None
+    kind: Optional[KindField] = None
+
+
+class RememberManyRequest(Request):
+    items: list[RememberRequest]
+
+
+class GetRequest(Request):
+    id: MemoryIdField
+    include_embedding: Flag = False
+
+
+class IdRequest(Request):
+    id: MemoryIdField
+
+
+class IdsRequest(Request):
+    ids: IdList
+
+
+class WeightsInput(Request):
+    """``scoring_weights`` given as a dict: each key one of :class:`ScoringWeights`' fields."""
+
+    w_relevance: Optional[Number] = None
+    w_recency: Optional[Number] = None
+    w_importance: Optional[Number] = None
+    w_reinforcement: Optional[Number] = None
+    max_age_us: Optional[Count] = None
+    reinforcement_cap: Optional[Count] = None
+
+
+class RecallRequest(Request):
+    cue: Optional[Text] = None
+    strategies: StrategyList = list(DEFAULT_STRATEGIES)
+    top_k: Count = DEFAULT_TOP_K
+    entity_id: Optional[Text] = None
+    time_range: Optional[TimeRange] = None
+    ef_search: Optional[Count] = None
+    scoring_weights: Optional[WeightsLike] = None
+    cue_embedding: Optional[Vector] = None
+    include_embedding: Flag = False
+    seed_memory_id: Optional[MemoryIdField] = None
+    edge_types: Optional[EdgeTypeList] = None
+    max_depth: Count = DEFAULT_CAUSAL_DEPTH
+    direction: Text = "both"
+    analogical_alpha: Number = DEFAULT_ANALOGICAL_ALPHA
+    cue_context: Optional[JsonObject] = None
+    rrf_k: Count32 = DEFAULT_RRF_K
+    min_relevance: Optional[Number] = None
+    graph_context: Count = DEFAULT_GRAPH_CONTEXT
+    session_id: Optional[Text] = None
+    force_regex: Flag = False
+    include_superseded: Flag = False
+
+
+class PrimeRequest(Request):
+    entity_id: Text
+    cue: Optional[Text] = None
+    max_memories: Count = DEFAULT_PRIME_MAX_MEMORIES
+    time_range: Optional[TimeRange] = None
+    ef_search: Optional[Count] = None
+    scoring_weights: Optional[WeightsLike] = None
+    cue_embedding: Optional[Vector] = None
+    include_embedding: Flag = False
+
+
+class ReviseRequest(Request):
+    id: MemoryIdField
+    content: Optional[Content] = None
+    importance: Optional[Number] = None
+    context: Optional[JsonObject] = None
+    embedding: Optional[Vector] = None
+    entity_id: Optional[Text] = None
+
+
+class AddEdgesRequest(Request):
+    id: MemoryIdField
+    edges: EdgeList
+
+
+class ForgetRequest(Request):
+    ids: Optional[IdList] = None
+    entity_id: Optional[Text] = None
+    older_than: Optional[Micros] = None
+    importance_below: Optional[Number] = None
+    kind: Optional[KindField] = None
+    purge: Flag = False
+    limit: Optional[Positive] = None
+
+
+class ForgetDecayedRequest(Request):
+    floor: Number
+    limit: Optional[Positive] = None
+
+
+class TombstonesRequest(Request):
+    after: Optional[MemoryIdField] = None
+    limit: Positive = DEFAULT_TOMBSTONE_PAGE
+
+
+class ChatContextRequest(Request):
+    session_id: Text
+    limit: Count = DEFAULT_LIST_LIMIT
+
+
+class ListRequest(Request):
+    limit: Count = DEFAULT_LIST_LIMIT
+
+
+class SubscribeRequest(Request):
+    cue: Optional[Text] = None
+    embedding: Optional[Vector] = None
+    entity_id: Optional[Text] = None
+    confidence_threshold: Number = DEFAULT_CONFIDENCE_THRESHOLD
+    queue_capacity: Count = DEFAULT_QUEUE_CAPACITY
+
+
+R = TypeVar("R", bound=Request)
+
+
+def parse(model: type[R], arguments: Mapping[str, Any], prefix: str = "") -> R:
+    """``model`` built from ``arguments`` (a method's parameters, ``self`` left out), or the
+    first problem as an :class:`InvalidTypeError` / :class:`InvalidValueError` naming its field
+    (``prefix`` goes before the field names)."""
+    try:
+        return model.model_validate(
+            {name: value for name, value in arguments.items() if name != "self"}
+        )
+    except ValidationError as error:
+        raise invalid_input(error.errors(include_url=False)[0], prefix) from None
+
+
+def to_scoring_weights(value: object, field: str = "scoring_weights") -> ScoringWeights | None:
+    """A :class:`ScoringWeights` from itself or a dict of its fields (missing ones default)."""
+    if value is None or isinstance(value, ScoringWeights):
+        return value
+    given = parse(WeightsInput, value, prefix=field)  # type: ignore[arg-type]
+    return ScoringWeights(**given.model_dump(exclude_none=True))
+
+
+def invalid_input(detail: ErrorDetails, prefix: str = "") -> InvalidInputError:
+    """The exception for one pydantic error: a wrong type is an :class:`InvalidTypeError`,
+    anything else an :class:`InvalidValueError`; ``field`` is the dotted path of the value."""
+    loc = list(detail["loc"])
+    kind = detail["type"]
+    reason = detail["msg"]
+    if kind == "extra_forbidden":
+        reason = f"unknown field {loc.pop()!r}"
+    is_type = kind == "hebbs_type" or kind.endswith("_type") or kind == "extra_forbidden"
+    if kind == "missing":
+        reason = "is required"
+        is_type = True
+    return invalid(_dotted(prefix, loc), reason, InvalidTypeError if is_type else InvalidValueError)
+
+
+def _dotted(prefix: str, loc: list[int | str]) -> str:
+    field = prefix
+    for part in loc:
+        if isinstance(part, int):
+            field += f"[{part}]"
+        else:
+            field += f".{part}" if field else part
+    return field
