@@ -159,6 +159,8 @@ def _list(what: str) -> BeforeValidator:
 
 
 def _vector(value: object) -> NDArray[np.float32]:
+    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == 1:
+        return value
     if isinstance(value, (str, bytes, Mapping)):
         raise wrong_type("a 1-D array of numbers")
     try:
@@ -265,7 +267,7 @@ EdgeList = Annotated[list[Annotated[Any, BeforeValidator(_edge)]], _list("Edge")
 KindField = Annotated[Any, _name_or(MemoryKind)]
 EdgeTypeList = Annotated[list[Annotated[Any, _name_or(EdgeType)]], _list("edge types")]
 StrategyList = Annotated[
-    list[Annotated[Any, BeforeValidator(_strategy)]],
+    tuple[Annotated[Any, BeforeValidator(_strategy)], ...],
     _list("strategy names or RecallStrategyConfig"),
     BeforeValidator(_strategies),
 ]

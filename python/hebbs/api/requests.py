@@ -120,7 +120,7 @@ class WeightsInput(Request):
 
 class RecallRequest(Request):
     cue: Optional[Text] = None
-    strategies: StrategyList = list(DEFAULT_STRATEGIES)
+    strategies: StrategyList = DEFAULT_STRATEGIES
     top_k: Count = DEFAULT_TOP_K
     entity_id: Optional[Text] = None
     time_range: Optional[TimeRange] = None
@@ -210,13 +210,38 @@ R = TypeVar("R", bound=Request)
 def parse(model: type[R], arguments: Mapping[str, Any], prefix: str = "") -> R:
     """``model`` built from ``arguments`` (a method's parameters, ``self`` left out), or the
     first problem as an :class:`InvalidTypeError` / :class:`InvalidValueError` naming its field
-    (``prefix`` goes before the field names)."""
+    (``prefix`` goes before the field names).
+
+    An argument that is its field's default object itself is left out, so it is not checked
+    again: a call pays only for the arguments it gives.
+    """
+    defaults = _defaults(model)
+    given = {
+        name: value
+        for name, value in arguments.items()
+        if name != "self" and defaults.get(name, _REQUIRED) is not value
+    }
     try:
-        return model.model_validate(
-            {name: value for name, value in arguments.items() if name != "self"}
-        )
+        return model.model_validate(given)
     except ValidationError as error:
         raise invalid_input(error.errors(include_url=False)[0], prefix) from None
+
+
+_REQUIRED = object()
+_DEFAULTS: dict[type[Request], dict[str, Any]] = {}
+
+
+def _defaults(model: type[Request]) -> dict[str, Any]:
+    """Each field's default object (fields without one are left out)."""
+    found = _DEFAULTS.get(model)
+    if found is None:
+        found = {
+            name: field.default
+            for name, field in model.model_fields.items()
+            if not field.is_required()
+        }
+        _DEFAULTS[model] = found
+    return found
 
 
 def to_scoring_weights(value: object, field: str = "scoring_weights") -> ScoringWeights | None:
