@@ -67,7 +67,9 @@ def test_a_loadable_libclang_is_enough(root: Path, library: str) -> None:
     assert missing(root) == []
 
 
-def test_libclang_path_is_searched_alone(root: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_libclang_path_is_searched_alone(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     elsewhere = tmp_path_factory.mktemp("llvm")
     touch(root, "usr/lib/llvm-14/lib/libclang.so")
     assert missing(root, LIBCLANG_PATH=str(elsewhere)) == ["libclang-dev"]
