@@ -10,6 +10,8 @@ Open a database in one line and remember and recall by meaning and by time::
             print(f"{result.score:.3f}", result.memory.content)
 """
 
+from typing import TYPE_CHECKING
+
 from hebbs._native import __version__
 from hebbs.aio import AsyncHebbs
 from hebbs.engine import Hebbs
@@ -19,12 +21,14 @@ from hebbs.errors import (
     EmbeddingError,
     HebbsError,
     HebbsIOError,
-    IndexError,
+    InternalError,
     InvalidInputError,
     NotFoundError,
     RerankError,
     StorageError,
     TextIndexError,
+    VectorIndexError,
+    _deprecated_alias,
 )
 from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (
@@ -61,7 +65,7 @@ __all__ = [
     "Hebbs",
     "HebbsError",
     "HebbsIOError",
-    "IndexError",
+    "InternalError",
     "InvalidInputError",
     "Memory",
     "MemoryKind",
@@ -80,5 +84,14 @@ __all__ = [
     "Subscription",
     "TextIndexError",
     "Tombstone",
+    "VectorIndexError",
     "__version__",
 ]
+
+if TYPE_CHECKING:
+    # The deprecated alias of VectorIndexError, as type checkers see it (see hebbs.errors).
+    IndexError = VectorIndexError
+else:
+
+    def __getattr__(name: str) -> type[VectorIndexError]:
+        return _deprecated_alias(__name__, name)
