@@ -18,12 +18,19 @@ __all__ = [
     "DEFAULT_PRIME_MAX_MEMORIES",
     "DEFAULT_QUEUE_CAPACITY",
     "DEFAULT_RRF_K",
+    "DEFAULT_TOMBSTONE_PAGE",
     "DEFAULT_TOP_K",
     "MAX_CAUSAL_DEPTH",
     "MAX_CONTENT_BYTES",
+    "MAX_CONTEXT_BYTES",
+    "MAX_EDGES_PER_MEMORY",
     "MAX_EF_SEARCH",
+    "MAX_ENTITY_ID_BYTES",
     "MAX_QUEUE_CAPACITY",
     "MAX_TOP_K",
+    "MAX_VECTOR_DIMENSION",
+    "STRATEGIES",
+    "VECTOR_STRATEGIES",
     "ClosedError",
     "CorruptionError",
     "Edge",
@@ -69,10 +76,19 @@ DEFAULT_TOP_K: int
 MAX_TOP_K: int
 DEFAULT_IMPORTANCE: float
 MAX_CONTENT_BYTES: int
+MAX_CONTEXT_BYTES: int
+MAX_ENTITY_ID_BYTES: int
+MAX_EDGES_PER_MEMORY: int
+MAX_VECTOR_DIMENSION: int
 DEFAULT_CONFIDENCE_THRESHOLD: float
 DEFAULT_QUEUE_CAPACITY: int
 MAX_QUEUE_CAPACITY: int
 DEFAULT_FORGET_LIMIT: int
+DEFAULT_TOMBSTONE_PAGE: int
+STRATEGIES: tuple[str, ...]
+"""Every recall strategy name, in the core's order."""
+VECTOR_STRATEGIES: tuple[str, ...]
+"""The strategies that read the cue vector (causal only when it has no seed)."""
 
 class HebbsError(Exception): ...
 
