@@ -160,7 +160,8 @@ def test_exception_hierarchy() -> None:
         hebbs.StorageError,
         hebbs.HebbsIOError,
         hebbs.CorruptionError,
-        hebbs.IndexError,
+        hebbs.VectorIndexError,
+        hebbs.InternalError,
         hebbs.ClosedError,
         hebbs.EmbeddingError,
     ):

@@ -10,6 +10,8 @@ Open a database in one line and remember and recall by meaning and by time::
             print(f"{result.score:.3f}", result.memory.content)
 """
 
+from typing import TYPE_CHECKING
+
 from hebbs._native import __version__
 from hebbs.aio import AsyncHebbs
 from hebbs.engine import Hebbs
@@ -19,7 +21,7 @@ from hebbs.errors import (
     EmbeddingError,
     HebbsError,
     HebbsIOError,
-    IndexError,
+    InternalError,
     InvalidInputError,
     InvalidTypeError,
     InvalidValueError,
@@ -27,6 +29,8 @@ from hebbs.errors import (
     RerankError,
     StorageError,
     TextIndexError,
+    VectorIndexError,
+    _deprecated_alias,
 )
 from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (
@@ -63,7 +67,7 @@ __all__ = [
     "Hebbs",
     "HebbsError",
     "HebbsIOError",
-    "IndexError",
+    "InternalError",
     "InvalidInputError",
     "InvalidTypeError",
     "InvalidValueError",
@@ -84,5 +88,14 @@ __all__ = [
     "Subscription",
     "TextIndexError",
     "Tombstone",
+    "VectorIndexError",
     "__version__",
 ]
+
+if TYPE_CHECKING:
+    # The deprecated alias of VectorIndexError, as type checkers see it (see hebbs.errors).
+    IndexError = VectorIndexError
+else:
+
+    def __getattr__(name: str) -> type[VectorIndexError]:
+        return _deprecated_alias(__name__, name)

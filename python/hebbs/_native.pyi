@@ -18,12 +18,19 @@ __all__ = [
     "DEFAULT_PRIME_MAX_MEMORIES",
     "DEFAULT_QUEUE_CAPACITY",
     "DEFAULT_RRF_K",
+    "DEFAULT_TOMBSTONE_PAGE",
     "DEFAULT_TOP_K",
     "MAX_CAUSAL_DEPTH",
     "MAX_CONTENT_BYTES",
+    "MAX_CONTEXT_BYTES",
+    "MAX_EDGES_PER_MEMORY",
     "MAX_EF_SEARCH",
+    "MAX_ENTITY_ID_BYTES",
     "MAX_QUEUE_CAPACITY",
     "MAX_TOP_K",
+    "MAX_VECTOR_DIMENSION",
+    "STRATEGIES",
+    "VECTOR_STRATEGIES",
     "ClosedError",
     "CorruptionError",
     "Edge",
@@ -33,7 +40,7 @@ __all__ = [
     "HealthStatus",
     "HebbsError",
     "HebbsIOError",
-    "IndexError",
+    "InternalError",
     "InvalidInputError",
     "InvalidTypeError",
     "InvalidValueError",
@@ -53,6 +60,7 @@ __all__ = [
     "SubscribePush",
     "TextIndexError",
     "Tombstone",
+    "VectorIndexError",
     "__version__",
 ]
 
@@ -70,10 +78,19 @@ DEFAULT_TOP_K: int
 MAX_TOP_K: int
 DEFAULT_IMPORTANCE: float
 MAX_CONTENT_BYTES: int
+MAX_CONTEXT_BYTES: int
+MAX_ENTITY_ID_BYTES: int
+MAX_EDGES_PER_MEMORY: int
+MAX_VECTOR_DIMENSION: int
 DEFAULT_CONFIDENCE_THRESHOLD: float
 DEFAULT_QUEUE_CAPACITY: int
 MAX_QUEUE_CAPACITY: int
 DEFAULT_FORGET_LIMIT: int
+DEFAULT_TOMBSTONE_PAGE: int
+STRATEGIES: tuple[str, ...]
+"""Every recall strategy name, in the core's order."""
+VECTOR_STRATEGIES: tuple[str, ...]
+"""The strategies that read the cue vector (causal only when it has no seed)."""
 
 class HebbsError(Exception): ...
 
@@ -85,11 +102,12 @@ class InvalidValueError(InvalidInputError, ValueError): ...
 class InvalidTypeError(InvalidInputError, TypeError): ...
 class NotFoundError(HebbsError): ...
 class StorageError(HebbsError): ...
-class HebbsIOError(HebbsError): ...
+class HebbsIOError(HebbsError, OSError): ...
 class CorruptionError(HebbsError): ...
-class IndexError(HebbsError): ...
+class VectorIndexError(HebbsError): ...
 class TextIndexError(HebbsError): ...
 class ClosedError(HebbsError): ...
+class InternalError(HebbsError): ...
 
 @final
 class MemoryKind:
@@ -241,6 +259,8 @@ class StrategyError:
     def strategy(self) -> str: ...
     @property
     def message(self) -> str: ...
+    @property
+    def field(self) -> str | None: ...
 
 @final
 class RecallOutput:

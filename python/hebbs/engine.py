@@ -24,7 +24,9 @@ from hebbs._native import (
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
+    DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
+    VECTOR_STRATEGIES,
     Edge,
     EdgeType,
     ForgetResult,
@@ -40,7 +42,6 @@ from hebbs._native import (
 )
 from hebbs.api import (
     DEFAULT_STRATEGIES,
-    DEFAULT_TOMBSTONE_PAGE,
     AddEdgesRequest,
     ChatContextRequest,
     ForgetDecayedRequest,
@@ -72,8 +73,8 @@ EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
 #: What ``kind=`` accepts: a :class:`MemoryKind` or its name.
 KindLike = Union[MemoryKind, str]
 
-#: Strategies that never read the cue's embedding.
-_TEXT_ONLY_STRATEGIES = frozenset({"temporal", "keyword", "regex"})
+#: Strategies that read the cue's embedding: the cue is embedded only when one of them runs.
+_VECTOR_STRATEGIES = frozenset(VECTOR_STRATEGIES)
 
 #: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
 StrategyLike = Union[str, RecallStrategyConfig]
@@ -428,7 +429,7 @@ class Hebbs:
             return vector
         if cue is not None and not cue.strip():
             raise invalid("cue", "must not be empty")
-        if cue is not None and names - _TEXT_ONLY_STRATEGIES:
+        if cue is not None and names & _VECTOR_STRATEGIES:
             vector = self._embed([cue], query=True)[0]
             return vector
         return None

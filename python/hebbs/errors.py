@@ -5,23 +5,36 @@ invalid input is an :class:`InvalidValueError` (also a ``ValueError``) or, for a
 wrong type, an :class:`InvalidTypeError` (also a ``TypeError``), both ``InvalidInputError``s;
 :class:`EmbeddingError` is raised by the Python layer when an embedder fails, :class:`RerankError`
 when a re-ranker (ONNX cross-encoder, HTTP service) fails or answers with something unusable.
+:class:`InternalError` is a panic in the engine (a bug in hebbs). :class:`HebbsIOError` is also an
+:class:`OSError`.
+
+``IndexError`` is a deprecated alias of :class:`VectorIndexError` (it shadowed the builtin);
+reading it warns with :class:`DeprecationWarning`. It goes away in the next release.
 """
 
 from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
 
 from hebbs._native import (
     ClosedError,
     CorruptionError,
     HebbsError,
     HebbsIOError,
-    IndexError,
+    InternalError,
     InvalidInputError,
     InvalidTypeError,
     InvalidValueError,
     NotFoundError,
     StorageError,
     TextIndexError,
+    VectorIndexError,
 )
+
+if TYPE_CHECKING:
+    # What type checkers see of the deprecated alias; at run time `__getattr__` serves it.
+    IndexError = VectorIndexError
 
 
 class EmbeddingError(HebbsError):
@@ -40,13 +53,32 @@ class RerankError(HebbsError):
         self.status = status
 
 
+def _deprecated_alias(module: str, name: str) -> type[VectorIndexError]:
+    """The class deprecated alias ``name`` of ``module`` stands for, after a
+    :class:`DeprecationWarning`; :class:`AttributeError` for any other name (PEP 562)."""
+    if name == "IndexError":
+        warnings.warn(
+            f"{module}.IndexError is deprecated, use {module}.VectorIndexError",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return VectorIndexError
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> type[VectorIndexError]:
+        return _deprecated_alias(__name__, name)
+
+
 __all__ = [
     "ClosedError",
     "CorruptionError",
     "EmbeddingError",
     "HebbsError",
     "HebbsIOError",
-    "IndexError",
+    "InternalError",
     "InvalidInputError",
     "InvalidTypeError",
     "InvalidValueError",
@@ -54,4 +86,5 @@ __all__ = [
     "RerankError",
     "StorageError",
     "TextIndexError",
+    "VectorIndexError",
 ]

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use hebbs_core::engine::{AutoForget, RememberInput, RevisionInput};
+use hebbs_core::engine::{AutoForget, RememberInput, RevisionInput, DEFAULT_TOMBSTONE_PAGE};
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
 use hebbs_core::recall::{PrimeRequest, RecallRequest, Strategy, StrategyConfig};
@@ -583,7 +583,7 @@ impl NativeEngine {
     }
 
     /// Up to `limit` tombstones in id order, after id `after` when given.
-    #[pyo3(signature = (after = None, limit = DEFAULT_FORGET_LIMIT))]
+    #[pyo3(signature = (after = None, limit = DEFAULT_TOMBSTONE_PAGE))]
     fn tombstones(
         &self,
         py: Python<'_>,

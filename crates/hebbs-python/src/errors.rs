@@ -1,13 +1,17 @@
-//! One Python exception per core error variant, all under `HebbsError`, and the exhaustive
-//! mapping from [`hebbs_core::HebbsError`].
+//! One Python exception per core error variant, all under `HebbsError`, the exhaustive mapping
+//! from [`hebbs_core::HebbsError`], and `InternalError` for a panic in the engine (a bug).
 //!
-//! An invalid input is an `InvalidValueError` (also a `ValueError`) or, when the binding finds
-//! a value of the wrong type, an `InvalidTypeError` (also a `TypeError`); both derive from
-//! `InvalidInputError` and carry `field` and `reason`. Their two bases are more than
-//! `create_exception!` makes, so they are made with `type(name, bases, namespace)` once.
+//! Three classes also derive from a builtin, so `except` works as Python users expect:
+//! `HebbsIOError` from `OSError` (with `errno` and `filename`), and the two kinds of
+//! `InvalidInputError` (which carry `field` and `reason`): `InvalidValueError` from `ValueError`
+//! and `InvalidTypeError` (a value of the wrong type) from `TypeError`. `create_exception!` takes
+//! one base, so these are built by calling `type(name, bases, namespace)` once per interpreter.
+
+use std::any::Any;
+use std::path::Path;
 
 use hebbs_core::HebbsError as CoreError;
-use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -37,14 +41,18 @@ create_exception!(
     HebbsError,
     "RocksDB reported an error."
 );
-create_exception!(hebbs, HebbsIOError, HebbsError, "A file operation failed.");
 create_exception!(
     hebbs,
     CorruptionError,
     HebbsError,
     "Stored data could not be decoded."
 );
-create_exception!(hebbs, IndexError, HebbsError, "The vector index failed.");
+create_exception!(
+    hebbs,
+    VectorIndexError,
+    HebbsError,
+    "The vector index failed."
+);
 create_exception!(
     hebbs,
     TextIndexError,
@@ -52,58 +60,115 @@ create_exception!(
     "The full-text index failed."
 );
 create_exception!(hebbs, ClosedError, HebbsError, "The engine was closed.");
+create_exception!(
+    hebbs,
+    InternalError,
+    HebbsError,
+    "The engine panicked: a bug in hebbs, please report it. The message is the panic's."
+);
 
-static INVALID_VALUE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static INVALID_TYPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// The docstring of `HebbsIOError`.
+const HEBBS_IO_ERROR_DOC: &str = "A file operation failed; also an `OSError`, with `errno` and \
+`filename` set when the operating system reported the failure.";
+/// The docstring of `InvalidValueError`.
+const INVALID_VALUE_ERROR_DOC: &str = "An argument had a value the engine cannot take (also a \
+`ValueError`); `field` names it. Nothing was written.";
+/// The docstring of `InvalidTypeError`.
+const INVALID_TYPE_ERROR_DOC: &str = "An argument had the wrong type (also a `TypeError`); \
+`field` names it. Nothing was written.";
 
-/// `class name(InvalidInputError, builtin): doc`, in module `hebbs`.
-fn input_error_class<'py>(
+/// `class name(first, second): doc`, in module `hebbs`.
+fn two_base_class<'py>(
     py: Python<'py>,
     name: &str,
-    builtin: Bound<'py, PyType>,
+    bases: [Bound<'py, PyType>; 2],
     doc: &str,
 ) -> PyResult<Py<PyType>> {
-    let bases = PyTuple::new(py, [py.get_type::<InvalidInputError>(), builtin])?;
     let namespace = PyDict::new(py);
-    namespace.set_item("__doc__", doc)?;
     namespace.set_item("__module__", "hebbs")?;
-    let class = py.get_type::<PyType>().call1((name, bases, namespace))?;
+    namespace.set_item("__doc__", doc)?;
+    let class = py
+        .get_type::<PyType>()
+        .call1((name, PyTuple::new(py, bases)?, namespace))?;
     Ok(class.cast_into::<PyType>()?.unbind())
 }
 
-fn invalid_value_error(py: Python<'_>) -> PyResult<&Py<PyType>> {
-    INVALID_VALUE_ERROR.get_or_try_init(py, || {
-        input_error_class(
-            py,
-            "InvalidValueError",
-            py.get_type::<PyValueError>(),
-            "An argument had a value the engine cannot take; `field` names it. Nothing was \
-             written.",
-        )
-    })
+static HEBBS_IO_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static INVALID_VALUE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static INVALID_TYPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `class HebbsIOError(HebbsError, OSError)`.
+fn hebbs_io_error(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    HEBBS_IO_ERROR
+        .get_or_try_init(py, || {
+            let bases = [py.get_type::<HebbsError>(), py.get_type::<PyOSError>()];
+            two_base_class(py, "HebbsIOError", bases, HEBBS_IO_ERROR_DOC)
+        })
+        .map(|class| class.bind(py))
 }
 
-fn invalid_type_error(py: Python<'_>) -> PyResult<&Py<PyType>> {
-    INVALID_TYPE_ERROR.get_or_try_init(py, || {
-        input_error_class(
-            py,
-            "InvalidTypeError",
-            py.get_type::<PyTypeError>(),
-            "An argument had the wrong type; `field` names it. Nothing was written.",
-        )
-    })
+/// `class InvalidValueError(InvalidInputError, ValueError)`.
+fn invalid_value_error(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    INVALID_VALUE_ERROR
+        .get_or_try_init(py, || {
+            let bases = [
+                py.get_type::<InvalidInputError>(),
+                py.get_type::<PyValueError>(),
+            ];
+            two_base_class(py, "InvalidValueError", bases, INVALID_VALUE_ERROR_DOC)
+        })
+        .map(|class| class.bind(py))
+}
+
+/// `class InvalidTypeError(InvalidInputError, TypeError)`.
+fn invalid_type_error(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    INVALID_TYPE_ERROR
+        .get_or_try_init(py, || {
+            let bases = [
+                py.get_type::<InvalidInputError>(),
+                py.get_type::<PyTypeError>(),
+            ];
+            two_base_class(py, "InvalidTypeError", bases, INVALID_TYPE_ERROR_DOC)
+        })
+        .map(|class| class.bind(py))
+}
+
+/// A `HebbsIOError` for `path`. With an OS error code it is built like `OSError(errno,
+/// strerror, filename)` (message `[Errno N] strerror: 'path'`); otherwise from `message`.
+fn io_error(py: Python<'_>, message: String, path: &Path, source: &std::io::Error) -> PyErr {
+    let raised = hebbs_io_error(py).and_then(|class| match source.raw_os_error() {
+        Some(code) => {
+            let strerror = py.import("os")?.getattr("strerror")?.call1((code,))?;
+            class.call1((code, strerror, path.display().to_string()))
+        }
+        None => class.call1((message,)),
+    });
+    match raised {
+        Ok(value) => PyErr::from_value(value),
+        Err(error) => error,
+    }
+}
+
+/// The `InternalError` for a caught panic, carrying the panic's message.
+pub fn panic_to_py_err(payload: &(dyn Any + Send)) -> PyErr {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    InternalError::new_err(format!("hebbs engine panicked: {message}"))
 }
 
 /// An exception of `class` (an input error class) with `field` and `reason` set.
 fn input_error(
     py: Python<'_>,
-    class: PyResult<&Py<PyType>>,
+    class: PyResult<&Bound<'_, PyType>>,
     field: String,
     reason: String,
 ) -> PyErr {
     let message = format!("invalid {field}: {reason}");
     let class = match class {
-        Ok(class) => class.bind(py).clone(),
+        Ok(class) => class.clone(),
         Err(error) => return error,
     };
     let err = PyErr::from_type(class, message);
@@ -127,9 +192,11 @@ pub fn to_py_err(error: CoreError) -> PyErr {
         }
         CoreError::NotFound { .. } => NotFoundError::new_err(message),
         CoreError::Storage { .. } => StorageError::new_err(message),
-        CoreError::Io { .. } => HebbsIOError::new_err(message),
+        CoreError::Io { path, source } => {
+            Python::attach(|py| io_error(py, message, &path, &source))
+        }
         CoreError::Corruption { .. } => CorruptionError::new_err(message),
-        CoreError::Index { .. } => IndexError::new_err(message),
+        CoreError::Index { .. } => VectorIndexError::new_err(message),
         CoreError::TextIndex { .. } => TextIndexError::new_err(message),
         CoreError::Closed => ClosedError::new_err(message),
     }
@@ -150,14 +217,15 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
     module.add("HebbsError", py.get_type::<HebbsError>())?;
     module.add("InvalidInputError", py.get_type::<InvalidInputError>())?;
-    module.add("InvalidValueError", invalid_value_error(py)?.bind(py))?;
-    module.add("InvalidTypeError", invalid_type_error(py)?.bind(py))?;
+    module.add("InvalidValueError", invalid_value_error(py)?)?;
+    module.add("InvalidTypeError", invalid_type_error(py)?)?;
     module.add("NotFoundError", py.get_type::<NotFoundError>())?;
     module.add("StorageError", py.get_type::<StorageError>())?;
-    module.add("HebbsIOError", py.get_type::<HebbsIOError>())?;
+    module.add("HebbsIOError", hebbs_io_error(py)?)?;
     module.add("CorruptionError", py.get_type::<CorruptionError>())?;
-    module.add("IndexError", py.get_type::<IndexError>())?;
+    module.add("VectorIndexError", py.get_type::<VectorIndexError>())?;
     module.add("TextIndexError", py.get_type::<TextIndexError>())?;
     module.add("ClosedError", py.get_type::<ClosedError>())?;
+    module.add("InternalError", py.get_type::<InternalError>())?;
     Ok(())
 }

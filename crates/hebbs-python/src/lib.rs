@@ -13,7 +13,18 @@ mod subscription;
 mod token_vectors;
 mod types;
 
+use hebbs_core::recall::Strategy;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// The names of `strategies`, in order, as a tuple.
+fn strategy_names<'py>(
+    py: Python<'py>,
+    strategies: impl IntoIterator<Item = Strategy>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let names: Vec<&str> = strategies.into_iter().map(Strategy::as_str).collect();
+    PyTuple::new(py, names)
+}
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -46,6 +57,19 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     module.add("DEFAULT_IMPORTANCE", hebbs_core::engine::DEFAULT_IMPORTANCE)?;
     module.add("MAX_CONTENT_BYTES", hebbs_core::memory::MAX_CONTENT_BYTES)?;
+    module.add("MAX_CONTEXT_BYTES", hebbs_core::memory::MAX_CONTEXT_BYTES)?;
+    module.add(
+        "MAX_ENTITY_ID_BYTES",
+        hebbs_core::memory::MAX_ENTITY_ID_BYTES,
+    )?;
+    module.add(
+        "MAX_EDGES_PER_MEMORY",
+        hebbs_core::memory::MAX_EDGES_PER_MEMORY,
+    )?;
+    module.add(
+        "MAX_VECTOR_DIMENSION",
+        hebbs_core::memory::MAX_VECTOR_DIMENSION,
+    )?;
     module.add(
         "DEFAULT_CONFIDENCE_THRESHOLD",
         hebbs_core::subscribe::DEFAULT_CONFIDENCE_THRESHOLD,
@@ -61,6 +85,21 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
         "DEFAULT_FORGET_LIMIT",
         hebbs_core::forget::DEFAULT_FORGET_LIMIT,
+    )?;
+    module.add(
+        "DEFAULT_TOMBSTONE_PAGE",
+        hebbs_core::engine::DEFAULT_TOMBSTONE_PAGE,
+    )?;
+    let py = module.py();
+    module.add("STRATEGIES", strategy_names(py, Strategy::ALL)?)?;
+    module.add(
+        "VECTOR_STRATEGIES",
+        strategy_names(
+            py,
+            Strategy::ALL
+                .into_iter()
+                .filter(|strategy| strategy.reads_cue_vector()),
+        )?,
     )?;
     errors::register(module)?;
     module.add_class::<engine::NativeEngine>()?;

@@ -551,6 +551,19 @@ pub struct StrategyError {
     pub strategy: &'static str,
     /// What went wrong.
     pub message: String,
+    /// The input the error names when the strategy was missing it or given a bad one (e.g.
+    /// `entity_id`, `cue`, `seed_memory_id`); None for other failures.
+    pub field: Option<String>,
+}
+
+#[pymethods]
+impl StrategyError {
+    fn __repr__(&self) -> String {
+        format!(
+            "StrategyError(strategy={:?}, field={:?}, message={:?})",
+            self.strategy, self.field, self.message
+        )
+    }
 }
 
 /// The answer to a recall.
@@ -601,6 +614,7 @@ impl RecallOutput {
                     StrategyError {
                         strategy: error.strategy.as_str(),
                         message: error.message,
+                        field: error.field,
                     },
                 )
             })

@@ -4,7 +4,6 @@ the server and the client: one spelling of each operation's parameters (see
 
 from hebbs.api.requests import (
     DEFAULT_STRATEGIES,
-    DEFAULT_TOMBSTONE_PAGE,
     AddEdgesRequest,
     ChatContextRequest,
     ForgetDecayedRequest,
@@ -29,7 +28,6 @@ from hebbs.api.requests import (
 
 __all__ = [
     "DEFAULT_STRATEGIES",
-    "DEFAULT_TOMBSTONE_PAGE",
     "AddEdgesRequest",
     "ChatContextRequest",
     "ForgetDecayedRequest",

@@ -27,6 +27,7 @@ from hebbs._native import (
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
+    DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
     ScoringWeights,
 )
@@ -56,8 +57,6 @@ from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
-#: Tombstones one ``tombstones`` call returns when not told otherwise.
-DEFAULT_TOMBSTONE_PAGE = 100
 
 
 class Request(BaseModel):

@@ -12,6 +12,10 @@ use crate::forget::{
 };
 use crate::memory::{MemoryId, Tombstone};
 
+/// Tombstones one page of `tombstones` lists when the caller does not say (the bindings'
+/// default `limit`).
+pub const DEFAULT_TOMBSTONE_PAGE: usize = 100;
+
 impl Shared {
     /// Forgets what a validated `request` selects.
     pub fn forget(&self, request: &ForgetRequest) -> Result<ForgetResult> {
@@ -98,7 +102,8 @@ impl Engine {
     }
 
     /// Up to `limit` tombstones in id order, after `after` (exclusive) when given: page through
-    /// them by passing the last id of the previous page.
+    /// them by passing the last id of the previous page. Callers without a page size of their
+    /// own pass [`DEFAULT_TOMBSTONE_PAGE`].
     pub fn tombstones(&self, after: Option<&MemoryId>, limit: usize) -> Result<Vec<Tombstone>> {
         self.check_open()?;
         check_limit(limit, "limit")?;

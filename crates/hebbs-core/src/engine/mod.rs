@@ -32,6 +32,7 @@ pub use clock::now_us;
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
 };
+pub use forget::DEFAULT_TOMBSTONE_PAGE;
 pub use health::HealthStatus;
 pub(crate) use input::{check_entity_id, check_unit};
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};

@@ -39,7 +39,9 @@ pub(crate) struct RecallContext<'a> {
     pub now_us: u64,
 }
 
+/// Runs one strategy, first checking it has its own inputs (see [`StrategyPlan::check_inputs`]).
 fn run_strategy(plan: &StrategyPlan<'_>, context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
+    plan.check_inputs(context.cue.is_some(), context.request.has_cue_text())?;
     match plan.strategy {
         Strategy::Similarity => similarity::run(context, plan),
         Strategy::Temporal => temporal::run(context, plan),
@@ -51,8 +53,9 @@ fn run_strategy(plan: &StrategyPlan<'_>, context: &RecallContext<'_>) -> Result<
     }
 }
 
-/// Runs a validated request. A failing strategy is reported in `strategy_errors` while the
-/// others answer; if every strategy fails, the first error is returned.
+/// Runs a validated request. A failing strategy (its own input missing, its seed not found, a
+/// read failing) is reported in `strategy_errors` while the others answer; if every strategy
+/// fails, the first error in request order is returned.
 pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
     let plans = context.request.plans();
     let answers: Vec<(Strategy, Result<Vec<Candidate>>)> = if plans.len() == 1 {
@@ -70,10 +73,7 @@ pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
         match answer {
             Ok(candidates) => found.push(candidates),
             Err(error) => {
-                strategy_errors.push(StrategyError {
-                    strategy,
-                    message: error.to_string(),
-                });
+                strategy_errors.push(StrategyError::new(strategy, &error));
                 first_error.get_or_insert(error);
             }
         }

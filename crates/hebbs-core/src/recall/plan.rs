@@ -40,7 +40,10 @@ impl<'a> StrategyPlan<'a> {
         }
     }
 
-    /// Checks that the strategy has what it starts from.
+    /// Checks that the strategy has what it starts from: temporal an entity, keyword and regex
+    /// the cue's text, similarity the cue's embedding, hybrid both, causal and analogical a
+    /// seed or the cue's embedding. The executor runs this per strategy, so a strategy missing
+    /// its input is reported in `strategy_errors` while the others answer.
     pub fn check_inputs(&self, has_cue: bool, has_text: bool) -> Result<()> {
         let missing = match self.strategy {
             Strategy::Temporal if self.entity_id.is_none() => {

@@ -143,8 +143,19 @@ impl RecallRequest {
             .collect()
     }
 
-    /// Checks the request; every error names its field (`strategies[i].field` for a
-    /// per-strategy override).
+    /// Whether the request has a cue text that is not blank (what keyword, regex and hybrid
+    /// read).
+    pub(crate) fn has_cue_text(&self) -> bool {
+        self.cue_text
+            .as_deref()
+            .is_some_and(|text| !text.trim().is_empty())
+    }
+
+    /// Checks the request's values; every error names its field (`strategies[i].field` for a
+    /// per-strategy override). A strategy whose own input is missing (temporal without an
+    /// `entity_id`, similarity without a cue vector, ...) is not rejected here: the executor
+    /// reports it in `RecallOutput::strategy_errors` while the other strategies answer, and
+    /// returns its error only when every strategy fails.
     pub fn validate(&self) -> Result<()> {
         if self.strategies.is_empty() {
             return Err(HebbsError::invalid(
@@ -197,13 +208,6 @@ impl RecallRequest {
                 "graph_context",
                 format!("{} is above {MAX_GRAPH_CONTEXT}", self.graph_context),
             ));
-        }
-        let has_text = self
-            .cue_text
-            .as_deref()
-            .is_some_and(|text| !text.trim().is_empty());
-        for plan in self.plans() {
-            plan.check_inputs(self.cue_vector.is_some(), has_text)?;
         }
         if self.runs(Strategy::Regex) {
             super::regex_scan::compile(self.cue_text.as_deref().unwrap_or_default())?;

@@ -2,6 +2,7 @@
 //! `RecallOutput`).
 
 use super::strategy::Strategy;
+use crate::error::HebbsError;
 use crate::memory::{EdgeType, Memory, MemoryId};
 
 /// What one strategy found out about one result.
@@ -78,13 +79,32 @@ pub struct ExpansionEdge {
     pub preview: String,
 }
 
-/// A strategy that failed while the others answered.
+/// A strategy that failed while the others answered (seed 003 `StrategyError`, plus the field).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StrategyError {
     /// Which strategy.
     pub strategy: Strategy,
-    /// What went wrong.
+    /// What went wrong: the error's message.
     pub message: String,
+    /// The input the error names when it is an `InvalidInput` (e.g. `entity_id` for a
+    /// temporal recall without one, `cue` for a similarity recall without a cue vector);
+    /// `None` for other errors (a seed memory not found, a storage failure).
+    pub field: Option<String>,
+}
+
+impl StrategyError {
+    /// The report of `strategy` failing with `error`.
+    pub fn new(strategy: Strategy, error: &HebbsError) -> Self {
+        let field = match error {
+            HebbsError::InvalidInput { field, .. } => Some(field.clone()),
+            _ => None,
+        };
+        Self {
+            strategy,
+            message: error.to_string(),
+            field,
+        }
+    }
 }
 
 /// The answer to a recall.

@@ -38,6 +38,16 @@ impl Strategy {
         Self::Regex,
     ];
 
+    /// Whether the strategy reads the cue's embedding: similarity, analogical and hybrid
+    /// search with it; causal starts from the memory nearest it when no seed is given.
+    /// Temporal, keyword and regex never read it.
+    pub const fn reads_cue_vector(self) -> bool {
+        matches!(
+            self,
+            Self::Similarity | Self::Causal | Self::Analogical | Self::Hybrid
+        )
+    }
+
     /// The lower-case name used across the APIs.
     pub const fn as_str(self) -> &'static str {
         match self {

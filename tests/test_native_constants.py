@@ -1,0 +1,98 @@
+"""What the native module exports for the Python layer to read instead of copying: the strategy
+names, the strategies that read the cue vector, the input limits and the tombstone page size,
+each checked against the engine's behaviour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hebbs
+from hebbs import _native
+
+DIM = 4
+
+
+def vector(axis: int = 0) -> np.ndarray:
+    v = np.full(DIM, 0.05, dtype=np.float32)
+    v[axis] = 1.0
+    return v
+
+
+@pytest.fixture
+def native(tmp_path: Path) -> _native.NativeEngine:
+    return _native.NativeEngine(str(tmp_path / "db"), dimension=DIM)
+
+
+def test_strategies_in_core_order() -> None:
+    assert _native.STRATEGIES == (
+        "similarity",
+        "temporal",
+        "causal",
+        "analogical",
+        "hybrid",
+        "keyword",
+        "regex",
+    )
+    for name in _native.STRATEGIES:
+        assert _native.RecallStrategyConfig(name).strategy == name
+
+
+def test_vector_strategies_are_those_that_read_the_cue_vector() -> None:
+    assert _native.VECTOR_STRATEGIES == ("similarity", "causal", "analogical", "hybrid")
+    assert set(_native.VECTOR_STRATEGIES) <= set(_native.STRATEGIES)
+
+
+def test_vector_strategies_report_a_missing_cue_vector(native: _native.NativeEngine) -> None:
+    """Without a cue vector (but with an entity and a cue text) exactly the vector strategies
+    fail; causal names its seed, which it could start from instead."""
+    native.remember("billing dispute", vector(), entity_id="acme")
+    for name in _native.STRATEGIES:
+        other = "keyword" if name == "temporal" else "temporal"
+        output = native.recall(None, strategies=[name, other], entity_id="acme", cue_text="billing")
+        failed = {e.strategy: e.field for e in output.strategy_errors}
+        if name in _native.VECTOR_STRATEGIES:
+            assert failed == {name: "seed_memory_id" if name == "causal" else "cue"}
+        else:
+            assert failed == {}, name
+
+
+def test_limits_match_the_core() -> None:
+    assert _native.MAX_TOP_K == 1000
+    assert _native.MAX_EF_SEARCH == 500
+    assert _native.MAX_CAUSAL_DEPTH == 10
+    assert _native.MAX_CONTENT_BYTES == 64 * 1024
+    assert _native.MAX_CONTEXT_BYTES == 64 * 1024
+    assert _native.MAX_ENTITY_ID_BYTES == 256
+    assert _native.MAX_EDGES_PER_MEMORY == 256
+    assert _native.MAX_VECTOR_DIMENSION == 4096
+
+
+def test_the_limits_are_the_ones_enforced(native: _native.NativeEngine) -> None:
+    longest = "e" * _native.MAX_ENTITY_ID_BYTES
+    native.remember("fits", vector(), entity_id=longest)
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        native.remember("too long", vector(), entity_id=longest + "e")
+    assert caught.value.field == "entity_id"
+    native.remember("x" * _native.MAX_CONTENT_BYTES, vector())
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        native.remember("x" * (_native.MAX_CONTENT_BYTES + 1), vector())
+    assert caught.value.field == "content"
+    native.recall(vector(), top_k=_native.MAX_TOP_K, ef_search=_native.MAX_EF_SEARCH)
+    with pytest.raises(hebbs.InvalidInputError):
+        native.recall(vector(), top_k=_native.MAX_TOP_K + 1)
+    with pytest.raises(hebbs.InvalidInputError):
+        native.recall(vector(), ef_search=_native.MAX_EF_SEARCH + 1)
+
+
+def test_tombstones_page_defaults_to_the_core_constant(native: _native.NativeEngine) -> None:
+    assert _native.DEFAULT_TOMBSTONE_PAGE == 100
+    for i in range(_native.DEFAULT_TOMBSTONE_PAGE + 5):
+        native.remember(f"memory {i}", vector(i % DIM), entity_id="gone")
+    assert native.forget(entity_id="gone").tombstone_count == _native.DEFAULT_TOMBSTONE_PAGE + 5
+    first = native.tombstones()
+    assert len(first) == _native.DEFAULT_TOMBSTONE_PAGE
+    rest = native.tombstones(after=first[-1].id)
+    assert len(rest) == 5

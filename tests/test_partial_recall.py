@@ -1,0 +1,75 @@
+"""Partial success across strategies through the binding (seed 003 `StrategyError`): a strategy
+missing its own input is reported with the field it names while the others answer; when every
+strategy fails the call raises the first one's InvalidInputError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hebbs
+from hebbs import _native
+
+DIM = 4
+
+
+def vector(axis: int) -> np.ndarray:
+    v = np.full(DIM, 0.05, dtype=np.float32)
+    v[axis] = 1.0
+    return v
+
+
+@pytest.fixture
+def native(tmp_path: Path) -> _native.NativeEngine:
+    engine = _native.NativeEngine(str(tmp_path / "db"), dimension=DIM)
+    engine.remember("acme billing dispute", vector(0), entity_id="acme")
+    engine.remember("acme renewed the contract", vector(1), entity_id="acme")
+    return engine
+
+
+def test_similarity_answers_while_temporal_without_entity_is_reported(
+    native: _native.NativeEngine,
+) -> None:
+    output = native.recall(vector(0), strategies=["similarity", "temporal"], cue_text="billing")
+    assert output.results[0].memory.content == "acme billing dispute"
+    [error] = output.strategy_errors
+    assert (error.strategy, error.field) == ("temporal", "entity_id")
+    assert "entity_id" in error.message
+    assert "temporal" in repr(error)
+
+
+def test_temporal_answers_while_similarity_without_cue_vector_is_reported(
+    native: _native.NativeEngine,
+) -> None:
+    output = native.recall(None, strategies=["temporal", "similarity"], entity_id="acme")
+    assert [r.memory.content for r in output.results] == [
+        "acme renewed the contract",
+        "acme billing dispute",
+    ]
+    [error] = output.strategy_errors
+    assert (error.strategy, error.field) == ("similarity", "cue")
+
+
+def test_a_run_time_failure_has_no_field(native: _native.NativeEngine) -> None:
+    output = native.recall(
+        None, strategies=["temporal", "causal"], entity_id="acme", seed_memory_id=bytes(16)
+    )
+    assert len(output.results) == 2
+    [error] = output.strategy_errors
+    assert (error.strategy, error.field) == ("causal", None)
+
+
+def test_all_strategies_failing_raise_the_first_typed_error(
+    native: _native.NativeEngine,
+) -> None:
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        native.recall(None, strategies=["temporal", "similarity"])
+    assert caught.value.field == "entity_id"
+
+
+def test_malformed_values_still_fail_the_call(native: _native.NativeEngine) -> None:
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        native.recall(vector(0), strategies=["similarity", "temporal"], time_range=(10, 5))
+    assert caught.value.field == "time_range"
