@@ -18,7 +18,7 @@ from hebbs._native import (
 )
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
-from hebbs.cli.values import EdgeSpec, Weights
+from hebbs.cli.values import DEFAULT_DIRECTION, EdgeSpec, Weights
 from hebbs.engine import Hebbs
 from hebbs.types import Edge, Memory, RecallOutput, ScoringWeights
 
@@ -55,7 +55,7 @@ class RecallQuery:
     seed: str | None = None
     max_depth: int = DEFAULT_CAUSAL_DEPTH
     edge_types: tuple[str, ...] = ()
-    direction: str = "both"
+    direction: str = DEFAULT_DIRECTION
     alpha: float = DEFAULT_ANALOGICAL_ALPHA
     cue_context: dict[str, Any] | None = None
     min_relevance: float | None = None

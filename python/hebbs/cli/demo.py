@@ -20,7 +20,7 @@ from hebbs.cli import format as fmt
 from hebbs.cli.commands import CommandOutput, RecallQuery, run_recall
 from hebbs.cli.errors import UsageError
 from hebbs.cli.parser import PROG
-from hebbs.cli.values import WEIGHT_NAMES, Weights, to_micros
+from hebbs.cli.values import RECENCY_WEIGHTS, WEIGHT_NAMES, Weights, format_weights, to_micros
 from hebbs.engine import Hebbs
 from hebbs.types import RecallOutput, RememberItem
 
@@ -34,8 +34,6 @@ DEMO_TOP_K: Final = 3
 #: Results of the timeline query and of the two weighting queries: weights re-rank the
 #: candidates a strategy found, so those two need a few more to show the change.
 LONGER_TOP_K: Final = 5
-#: The recency-biased weights of seed 000: relevance:recency:importance:reinforcement.
-RECENCY_WEIGHTS: Final[Weights] = (0.3, 0.5, 0.2, 0.0)
 #: Weights that rank by relevance alone.
 RELEVANCE_WEIGHTS: Final[Weights] = (1.0, 0.0, 0.0, 0.0)
 #: The cue of the two weighting queries.
@@ -63,7 +61,7 @@ class DemoQuery:
         if query.entity_id is not None:
             words += ["--entity-id", query.entity_id]
         if query.weights is not None:
-            words += ["--weights", ":".join(f"{weight:g}" for weight in query.weights)]
+            words += ["--weights", format_weights(query.weights)]
         words += ["--top-k", str(query.top_k)]
         return shlex.join(words)
 

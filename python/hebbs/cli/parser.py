@@ -11,6 +11,7 @@ from hebbs import __version__
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_EF_SEARCH,
     DEFAULT_FORGET_LIMIT,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
@@ -20,8 +21,10 @@ from hebbs._native import (
     MAX_CAUSAL_DEPTH,
     MAX_EF_SEARCH,
     MAX_TOP_K,
+    ScoringWeights,
 )
 from hebbs.cli import values
+from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 
 #: Name of the program in help and error messages.
@@ -158,8 +161,8 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         action="append",
         type=values.strategy,
         default=[],
-        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: similarity with a CUE, "
-        f"temporal with only --entity-id)",
+        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: {CUE_STRATEGY} with a "
+        f"CUE, else {SEED_STRATEGY} with --seed, else {ENTITY_STRATEGY} with --entity-id)",
     )
     sub.add_argument(
         "--top-k",
@@ -184,13 +187,15 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         metavar="R:REC:IMP:REINF",
         type=values.weights,
         help="composite-score weights of relevance, recency, importance and reinforcement "
-        "(default 0.5:0.2:0.2:0.1; recency-biased: 0.3:0.5:0.2:0)",
+        f"(default {_default_weights()}; recency-biased: "
+        f"{values.format_weights(values.RECENCY_WEIGHTS)})",
     )
     sub.add_argument(
         "--ef-search",
         metavar="N",
         type=values.positive_int,
-        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH}",
+        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH} "
+        f"(default {DEFAULT_EF_SEARCH})",
     )
     sub.add_argument(
         "--seed",
@@ -218,8 +223,8 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         "--direction",
         metavar="DIR",
         type=values.direction,
-        default="both",
-        help=f"causal: {', '.join(values.DIRECTIONS)} (default both)",
+        default=values.DEFAULT_DIRECTION,
+        help=f"causal: {', '.join(values.DIRECTIONS)} (default {values.DEFAULT_DIRECTION})",
     )
     sub.add_argument(
         "--alpha",
@@ -256,6 +261,20 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.context_object,
         help="analogical: the structure to match, e.g. "
         '\'{"entities": ["a", "b"], "action": "launch", "outcome": "delay"}\'',
+    )
+
+
+def _default_weights() -> str:
+    """The composite-score weights a recall uses without ``--weights``, read off
+    ``ScoringWeights()``."""
+    defaults = ScoringWeights()
+    return values.format_weights(
+        (
+            defaults.w_relevance,
+            defaults.w_recency,
+            defaults.w_importance,
+            defaults.w_reinforcement,
+        )
     )
 
 

@@ -22,6 +22,8 @@ MEMORY_KINDS: Final = ("episode", "insight", "revision")
 STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical", "hybrid", "keyword")
 #: Directions of a causal walk: towards causes, towards effects, or both.
 DIRECTIONS: Final = ("causes", "effects", "both")
+#: The direction of a causal walk when ``--direction`` is not given.
+DEFAULT_DIRECTION: Final = "both"
 #: Names of the four composite-score weights, in the order ``--weights`` takes them.
 WEIGHT_NAMES: Final = ("w_relevance", "w_recency", "w_importance", "w_reinforcement")
 #: The Unix epoch, the zero of every stored timestamp.
@@ -50,6 +52,16 @@ class EdgeSpec:
 
 #: The four weights of ``--weights``, in :data:`WEIGHT_NAMES` order.
 Weights = tuple[float, float, float, float]
+
+#: The recency-biased weights of seed 000 (its time-ordered view), relevance:recency:
+#: importance:reinforcement.
+RECENCY_WEIGHTS: Final[Weights] = (0.3, 0.5, 0.2, 0.0)
+
+
+def format_weights(four: Weights) -> str:
+    """``RELEVANCE:RECENCY:IMPORTANCE:REINFORCEMENT`` as ``--weights`` takes it, e.g.
+    ``0.3:0.5:0.2:0`` (six significant digits, so float32 defaults print as typed)."""
+    return FIELD_SEPARATOR.join(f"{weight:g}" for weight in four)
 
 
 def edge_spec(text: str) -> EdgeSpec:
