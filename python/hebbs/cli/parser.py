@@ -377,8 +377,9 @@ def _add_demo(commands: argparse._SubParsersAction[CliParser]) -> None:
         "demo",
         help="remember a bundled sample and show what recall does with it",
         description="Remembers a bundled sample of an agent's conversations in one batch, "
-        "then runs recall queries that show similarity, temporal, entity-scoped and "
-        "recency-weighted recall.",
+        "then runs recall queries that show similarity on a paraphrase, an entity's timeline, "
+        "entity-scoped similarity, and pure-relevance against recency-biased weights above a "
+        "relevance floor.",
     )
     _add_global_options(
         sub,
