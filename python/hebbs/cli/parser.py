@@ -116,8 +116,10 @@ def _subparser(
 
 def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "remember", "store one memory and print its id")
-    sub.add_argument("content", metavar="CONTENT", help="the memory text")
-    sub.add_argument("--entity-id", metavar="E", help="entity the memory belongs to")
+    sub.add_argument("content", metavar="CONTENT", type=values.unicode_text, help="the memory text")
+    sub.add_argument(
+        "--entity-id", metavar="E", type=values.unicode_text, help="entity the memory belongs to"
+    )
     sub.add_argument(
         "--importance",
         metavar="F",
@@ -146,13 +148,22 @@ def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.timestamp,
         help="creation time (imports): ISO 8601, microseconds since the epoch, or 7d ago",
     )
-    sub.add_argument("--session", metavar="S", help="the conversation this memory came from")
+    sub.add_argument(
+        "--session",
+        metavar="S",
+        type=values.unicode_text,
+        help="the conversation this memory came from",
+    )
 
 
 def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "recall", "recall memories ranked by the composite score")
     sub.add_argument(
-        "cue", metavar="CUE", nargs="?", help="what to recall (optional for temporal recall)"
+        "cue",
+        metavar="CUE",
+        nargs="?",
+        type=values.unicode_text,
+        help="what to recall (optional for temporal recall)",
     )
     sub.add_argument(
         "--strategy",
@@ -174,6 +185,7 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument(
         "--entity-id",
         metavar="E",
+        type=values.unicode_text,
         help="entity scope: required by temporal, restricts similarity",
     )
     sub.add_argument(
@@ -200,6 +212,7 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument(
         "--seed",
         metavar="ID",
+        type=values.unicode_text,
         help="causal: the memory the walk starts from (default: the one nearest the CUE); "
         "analogical: the memory whose structure to match",
     )
@@ -253,7 +266,10 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         help="treat CUE as a regular expression and scan content and context (bounded)",
     )
     sub.add_argument(
-        "--session", metavar="S", help="record the results as touched by this conversation"
+        "--session",
+        metavar="S",
+        type=values.unicode_text,
+        help="record the results as touched by this conversation",
     )
     sub.add_argument(
         "--cue-context",
@@ -280,7 +296,9 @@ def _default_weights() -> str:
 
 def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "chat-context", "the memories a conversation touched, in order")
-    sub.add_argument("session", metavar="SESSION", help="the conversation id")
+    sub.add_argument(
+        "session", metavar="SESSION", type=values.unicode_text, help="the conversation id"
+    )
     _add_limit(sub)
     _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
 
@@ -299,8 +317,16 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(
         commands, "prime", "an entity's recent memories blended with those nearest a cue"
     )
-    sub.add_argument("entity_id", metavar="ENTITY", help="the entity to prime for")
-    sub.add_argument("cue", metavar="CUE", nargs="?", help="what the agent is about to do")
+    sub.add_argument(
+        "entity_id", metavar="ENTITY", type=values.unicode_text, help="the entity to prime for"
+    )
+    sub.add_argument(
+        "cue",
+        metavar="CUE",
+        nargs="?",
+        type=values.unicode_text,
+        help="what the agent is about to do",
+    )
     sub.add_argument(
         "--max-memories",
         metavar="N",
@@ -312,7 +338,9 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
 
 def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "get", "print every field of one memory")
-    sub.add_argument("id", metavar="ID", help="the memory id (32 hex digits)")
+    sub.add_argument(
+        "id", metavar="ID", type=values.unicode_text, help="the memory id (32 hex digits)"
+    )
     sub.add_argument(
         "--with-embedding", action="store_true", help="also print the stored embedding"
     )
@@ -320,15 +348,22 @@ def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
 
 def _add_revise(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "revise", "store a revision that supersedes a memory")
-    sub.add_argument("id", metavar="ID", help="the memory to revise (32 hex digits)")
-    sub.add_argument("--content", metavar="TEXT", help="the new text (embedded again)")
+    sub.add_argument(
+        "id", metavar="ID", type=values.unicode_text, help="the memory to revise (32 hex digits)"
+    )
+    sub.add_argument(
+        "--content",
+        metavar="TEXT",
+        type=values.unicode_text,
+        help="the new text (embedded again)",
+    )
     sub.add_argument(
         "--importance", metavar="F", type=values.importance, help="the new importance in 0..1"
     )
     sub.add_argument(
         "--context", metavar="JSON", type=values.context_object, help="the new context object"
     )
-    sub.add_argument("--entity-id", metavar="E", help="the new entity")
+    sub.add_argument("--entity-id", metavar="E", type=values.unicode_text, help="the new entity")
 
 
 def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
@@ -337,8 +372,16 @@ def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
         "forget",
         "forget memories (and what derives from them); selectors are AND-combined",
     )
-    sub.add_argument("ids", metavar="ID", nargs="*", help="memories to forget (32 hex digits)")
-    sub.add_argument("--entity-id", metavar="E", help="everything about entity E")
+    sub.add_argument(
+        "ids",
+        metavar="ID",
+        nargs="*",
+        type=values.unicode_text,
+        help="memories to forget (32 hex digits)",
+    )
+    sub.add_argument(
+        "--entity-id", metavar="E", type=values.unicode_text, help="everything about entity E"
+    )
     sub.add_argument(
         "--older-than",
         metavar="T",
