@@ -41,7 +41,7 @@ examples:
   {PROG} remember "Discount approved" --entity-id acme --edge ID:caused_by:0.9
   {PROG} recall "what did Acme want on price?" --top-k 5
   {PROG} recall --strategy temporal --entity-id acme --since 7d
-  {PROG} recall "latest on pricing" --weights 0.3:0.5:0.2:0
+  {PROG} recall "latest on pricing" --weights {values.format_weights(values.RECENCY_WEIGHTS)}
   {PROG} recall --strategy causal --seed ID --direction causes --edge-type caused_by
   {PROG} recall "launch slipped" --strategy analogical --cue-context '{{"outcome": "delay"}}'
   {PROG} prime acme "pricing call"

@@ -233,8 +233,7 @@ def context_object(text: str) -> dict[str, Any]:
     bad = _lone_surrogate_path(value, "")
     if bad is not None:
         raise argparse.ArgumentTypeError(
-            f"the string at {bad or 'the top'} is not valid UTF-8 (a \\u escape of a lone "
-            "surrogate)"
+            f"the string at {bad} is not valid UTF-8 (a \\u escape of a lone surrogate)"
         )
     return value
 
