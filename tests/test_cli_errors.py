@@ -155,6 +155,14 @@ class Run:
     err: str
 
 
+def run_main(*argv: str) -> Run:
+    """``hebbs ARGV`` in-process, its output captured."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return Run(code, out.getvalue(), err.getvalue())
+
+
 class Store:
     """A store holding two memories (the second caused by the first), and a way to see that a
     command left it as it was."""
@@ -173,10 +181,7 @@ class Store:
         return memory_id
 
     def run(self, *argv: str) -> Run:
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["--db", self.path, *argv])
-        return Run(code, out.getvalue(), err.getvalue())
+        return run_main("--db", self.path, *argv)
 
     def snapshot(self) -> tuple[int, list[tuple[str, float, str | None, bool]]]:
         """The memory count and both memories' content, importance, entity and supersession."""
@@ -257,6 +262,25 @@ def test_demo_refuses_a_store_that_is_not_empty(store: Store) -> None:
     run = store.run("demo")
     assert_usage_error(run, "--db")
     assert store.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (("forget",), "ID"),
+        (("revise", MISSING_ID), "--content"),
+        (("recall",), "CUE"),
+        (("recall", "x", "--since", "1d"), "--since/--until"),
+        (("recall", "x", "--top-k", "abc"), "--top-k"),
+    ],
+)
+def test_usage_errors_create_no_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], name: str
+) -> None:
+    monkeypatch.delenv(DEBUG_ENV, raising=False)
+    path = tmp_path / "never"
+    assert_usage_error(run_main("--db", str(path), *argv), name)
+    assert not path.exists()
 
 
 def test_missing_memories_exit_1(store: Store) -> None:

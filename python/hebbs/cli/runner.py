@@ -35,6 +35,13 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "chat-context": commands.chat_context,
     "orphans": commands.orphans,
 }
+#: Checks of a command's arguments that need no database: they run before it is opened, so a
+#: command line that is wrong on its face creates no store directory.
+PRECHECKS: Final[dict[str, Callable[[argparse.Namespace], None]]] = {
+    "recall": commands.check_recall,
+    "revise": lifecycle.check_revise,
+    "forget": lifecycle.check_forget,
+}
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
 #: The option that asks for JSON output (also honoured for errors of the command line itself).
@@ -129,6 +136,9 @@ def _run(args: argparse.Namespace) -> CommandOutput:
     command: str = args.command
     if command == "demo":
         return demo(args)
+    precheck = PRECHECKS.get(command)
+    if precheck is not None:
+        precheck(args)
     with Hebbs.open(database_path(args)) as engine:
         return DATABASE_COMMANDS[command](args, engine)
 
