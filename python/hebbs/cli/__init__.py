@@ -1,4 +1,5 @@
-"""The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``health`` and ``demo``.
+"""The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``revise``, ``forget``,
+``health``, ``prime``, ``chat-context``, ``orphans`` and ``demo``.
 
 Installed as the ``hebbs`` console script (``hebbs.cli:main``); run ``hebbs --help``. Every
 command takes ``--db PATH`` (default ``$HEBBS_DB``, else ``./hebbs-data``) and ``--json``.

@@ -18,7 +18,7 @@ from hebbs._native import (
 )
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
-from hebbs.cli.values import EdgeSpec, Weights
+from hebbs.cli.values import DEFAULT_DIRECTION, EdgeSpec, Weights
 from hebbs.engine import Hebbs
 from hebbs.types import Edge, Memory, RecallOutput, ScoringWeights
 
@@ -55,7 +55,7 @@ class RecallQuery:
     seed: str | None = None
     max_depth: int = DEFAULT_CAUSAL_DEPTH
     edge_types: tuple[str, ...] = ()
-    direction: str = "both"
+    direction: str = DEFAULT_DIRECTION
     alpha: float = DEFAULT_ANALOGICAL_ALPHA
     cue_context: dict[str, Any] | None = None
     min_relevance: float | None = None
@@ -101,6 +101,19 @@ def remember(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
     return CommandOutput(payload, fmt.remember_text(memory, edges))
 
 
+def check_recall(args: argparse.Namespace) -> None:
+    """Something to recall from, and ``--since``/``--until`` only for a timeline: checked
+    before the database is opened."""
+    strategies = resolve_strategies(args.strategies, args.cue, args.entity_id, args.seed)
+    check_time_range(strategies, args.since, args.until)
+
+
+def check_time_range(strategies: Sequence[str], since: int | None, until: int | None) -> None:
+    """``--since``/``--until`` without the temporal strategy is bad input."""
+    if (since is not None or until is not None) and TIME_RANGE_STRATEGY not in strategies:
+        raise UsageError("--since/--until", f"apply to the {TIME_RANGE_STRATEGY} strategy only")
+
+
 def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
     """Recalls memories and prints them ranked by score."""
     query = RecallQuery(
@@ -142,9 +155,8 @@ def health(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
 
 def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
     """Runs ``query``; ``--since``/``--until`` without the temporal strategy is bad input."""
+    check_time_range(query.strategies, query.since, query.until)
     time_range = query.time_range()
-    if time_range is not None and TIME_RANGE_STRATEGY not in query.strategies:
-        raise UsageError("--since/--until", f"apply to the {TIME_RANGE_STRATEGY} strategy only")
     return engine.recall(
         query.cue,
         strategies=query.strategies,

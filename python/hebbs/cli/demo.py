@@ -1,6 +1,8 @@
 """``hebbs demo``: remembers the bundled sample of an agent's conversations in one batch, then
 runs recall queries that show similarity on a paraphrase, an entity's timeline, entity-scoped
-similarity and recency-biased weights, printing scores and strategy details for each."""
+similarity, and pure-relevance against recency-biased weights above a relevance floor,
+printing scores and strategy details for each. Each heading says what its ranking shows;
+``tests/test_demo.py`` checks every one against the printed table."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from hebbs.cli import format as fmt
 from hebbs.cli.commands import CommandOutput, RecallQuery, run_recall
 from hebbs.cli.errors import UsageError
 from hebbs.cli.parser import PROG
-from hebbs.cli.values import WEIGHT_NAMES, Weights, to_micros
+from hebbs.cli.values import RECENCY_WEIGHTS, WEIGHT_NAMES, Weights, format_weights, to_micros
 from hebbs.engine import Hebbs
 from hebbs.types import RecallOutput, RememberItem
 
@@ -34,12 +36,13 @@ DEMO_TOP_K: Final = 3
 #: Results of the timeline query and of the two weighting queries: weights re-rank the
 #: candidates a strategy found, so those two need a few more to show the change.
 LONGER_TOP_K: Final = 5
-#: The recency-biased weights of seed 000: relevance:recency:importance:reinforcement.
-RECENCY_WEIGHTS: Final[Weights] = (0.3, 0.5, 0.2, 0.0)
 #: Weights that rank by relevance alone.
 RELEVANCE_WEIGHTS: Final[Weights] = (1.0, 0.0, 0.0, 0.0)
 #: The cue of the two weighting queries.
 OUTAGE_CUE: Final = "When did the service go down?"
+#: The relevance floor of the two weighting queries: only memories about the cue compete, so
+#: the weights re-rank outages rather than the newest memories of any kind.
+OUTAGE_FLOOR: Final = 0.2
 #: Prefix of the temporary store's directory name.
 TEMP_PREFIX: Final = "hebbs-demo-"
 
@@ -63,7 +66,9 @@ class DemoQuery:
         if query.entity_id is not None:
             words += ["--entity-id", query.entity_id]
         if query.weights is not None:
-            words += ["--weights", ":".join(f"{weight:g}" for weight in query.weights)]
+            words += ["--weights", format_weights(query.weights)]
+        if query.min_relevance is not None:
+            words += ["--min-relevance", f"{query.min_relevance:g}"]
         words += ["--top-k", str(query.top_k)]
         return shlex.join(words)
 
@@ -71,10 +76,10 @@ class DemoQuery:
 #: The queries, in the order the demo runs them.
 DEMO_QUERIES: Final = (
     DemoQuery(
-        "similarity on a paraphrase: almost no words in common, the CFO's discount request "
-        "still ranks first",
+        "similarity on a paraphrase: 'a price cut for a multi-year commitment' finds the CFO's "
+        "'15% discount for a three-year contract', first by relevance and by score",
         RecallQuery(
-            cue="Which customer wanted a price cut in exchange for a longer commitment?",
+            cue="Which account asked for a price cut in exchange for a multi-year commitment?",
             strategies=("similarity",),
             top_k=DEMO_TOP_K,
         ),
@@ -85,32 +90,36 @@ DEMO_QUERIES: Final = (
         RecallQuery(cue=None, strategies=("temporal",), entity_id="globex", top_k=LONGER_TOP_K),
     ),
     DemoQuery(
-        "similarity scoped to entity maya: her rule on pricing exceptions answers, not Acme's "
-        "discount request",
+        "similarity scoped to entity maya: only her memories compete, and her rule that she "
+        "approves every pricing exception ranks first",
         RecallQuery(
-            cue="Who has to sign off on a discount?",
+            cue="Who must approve a discount for a customer?",
             strategies=("similarity",),
             entity_id="maya",
             top_k=DEMO_TOP_K,
         ),
     ),
     DemoQuery(
-        "pure relevance weights 1:0:0:0: the closest match wins, however old it is",
+        f"pure relevance weights {format_weights(RELEVANCE_WEIGHTS)} above a relevance floor of "
+        f"{OUTAGE_FLOOR:g}: the closest match ranks first, though it is over a month old",
         RecallQuery(
             cue=OUTAGE_CUE,
             strategies=("similarity",),
             top_k=LONGER_TOP_K,
             weights=RELEVANCE_WEIGHTS,
+            min_relevance=OUTAGE_FLOOR,
         ),
     ),
     DemoQuery(
-        "the same cue with recency-biased weights 0.3:0.5:0.2:0 (seed 000's time-ordered view): "
-        "among the ef_search candidates, this week's memories overtake the closer but older ones",
+        f"the same cue and floor with recency-biased weights {format_weights(RECENCY_WEIGHTS)} "
+        "(seed 000's time-ordered view): this week's outage and timeouts overtake the closer "
+        "but older ones",
         RecallQuery(
             cue=OUTAGE_CUE,
             strategies=("similarity",),
             top_k=LONGER_TOP_K,
             weights=RECENCY_WEIGHTS,
+            min_relevance=OUTAGE_FLOOR,
         ),
     ),
 )

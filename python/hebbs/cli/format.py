@@ -245,12 +245,17 @@ def _optional_float(value: float | None) -> float | None:
 
 
 def recall_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) -> str:
-    """The ranked table of a recall: one column per strategy that ran, then the memory."""
+    """The ranked table of a recall: one column per strategy that ran, then the memory; last,
+    how many candidates the relevance floor (``--min-relevance``) dropped, when it dropped any."""
     lines = [
         f"warning: {error.strategy} failed: {error.message}" for error in _strategy_errors(output)
     ]
+    dropped = output.below_threshold if isinstance(output, RecallOutput) else 0
+    floor_line = f"{dropped} weaker candidates below the relevance floor left out"
     if not output.results:
         lines.append("no memories matched")
+        if dropped:
+            lines.append(floor_line)
         return "\n".join(lines)
     headers = ["#", "score", *strategies, "entity", "created_at (UTC)"]
     rows = [
@@ -261,6 +266,8 @@ def recall_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) -
     lines.append(_table_line([*headers, "content"], widths))
     for row, result in zip(rows, output.results):
         lines.append(_table_line([*row, truncate(result.memory.content, content_width)], widths))
+    if dropped:
+        lines.append(floor_line)
     return "\n".join(lines)
 
 

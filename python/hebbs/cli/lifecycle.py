@@ -11,14 +11,20 @@ from hebbs.cli.errors import UsageError
 from hebbs.engine import Hebbs
 
 
-def forget(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
-    """Forgets what the selectors pick (AND-combined) and prints the counts."""
+def check_forget(args: argparse.Namespace) -> None:
+    """At least one selector: checked before the database is opened."""
     ids: list[str] = args.ids
     if not ids and all(
         value is None
         for value in (args.entity_id, args.older_than, args.importance_below, args.kind)
     ):
         raise UsageError("ID", "give IDs, --entity-id, --older-than, --importance-below or --kind")
+
+
+def forget(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Forgets what the selectors pick (AND-combined) and prints the counts."""
+    check_forget(args)
+    ids: list[str] = args.ids
     result = engine.forget(
         ids=ids or None,
         entity_id=args.entity_id,
@@ -31,12 +37,17 @@ def forget(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
     return CommandOutput(fmt.forget_json(result), fmt.forget_text(result))
 
 
-def revise(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
-    """Stores a revision of one memory and prints it."""
+def check_revise(args: argparse.Namespace) -> None:
+    """Something to change: checked before the database is opened."""
     if all(
         value is None for value in (args.content, args.importance, args.context, args.entity_id)
     ):
         raise UsageError("--content", "give --content, --importance, --context or --entity-id")
+
+
+def revise(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Stores a revision of one memory and prints it."""
+    check_revise(args)
     memory = engine.revise(
         args.id,
         content=args.content,

@@ -11,6 +11,7 @@ from hebbs import __version__
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
+    DEFAULT_EF_SEARCH,
     DEFAULT_FORGET_LIMIT,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
@@ -20,8 +21,10 @@ from hebbs._native import (
     MAX_CAUSAL_DEPTH,
     MAX_EF_SEARCH,
     MAX_TOP_K,
+    ScoringWeights,
 )
 from hebbs.cli import values
+from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 
 #: Name of the program in help and error messages.
@@ -38,7 +41,7 @@ examples:
   {PROG} remember "Discount approved" --entity-id acme --edge ID:caused_by:0.9
   {PROG} recall "what did Acme want on price?" --top-k 5
   {PROG} recall --strategy temporal --entity-id acme --since 7d
-  {PROG} recall "latest on pricing" --weights 0.3:0.5:0.2:0
+  {PROG} recall "latest on pricing" --weights {values.format_weights(values.RECENCY_WEIGHTS)}
   {PROG} recall --strategy causal --seed ID --direction causes --edge-type caused_by
   {PROG} recall "launch slipped" --strategy analogical --cue-context '{{"outcome": "delay"}}'
   {PROG} prime acme "pricing call"
@@ -113,8 +116,10 @@ def _subparser(
 
 def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "remember", "store one memory and print its id")
-    sub.add_argument("content", metavar="CONTENT", help="the memory text")
-    sub.add_argument("--entity-id", metavar="E", help="entity the memory belongs to")
+    sub.add_argument("content", metavar="CONTENT", type=values.unicode_text, help="the memory text")
+    sub.add_argument(
+        "--entity-id", metavar="E", type=values.unicode_text, help="entity the memory belongs to"
+    )
     sub.add_argument(
         "--importance",
         metavar="F",
@@ -143,13 +148,22 @@ def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.timestamp,
         help="creation time (imports): ISO 8601, microseconds since the epoch, or 7d ago",
     )
-    sub.add_argument("--session", metavar="S", help="the conversation this memory came from")
+    sub.add_argument(
+        "--session",
+        metavar="S",
+        type=values.unicode_text,
+        help="the conversation this memory came from",
+    )
 
 
 def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "recall", "recall memories ranked by the composite score")
     sub.add_argument(
-        "cue", metavar="CUE", nargs="?", help="what to recall (optional for temporal recall)"
+        "cue",
+        metavar="CUE",
+        nargs="?",
+        type=values.unicode_text,
+        help="what to recall (optional for temporal recall)",
     )
     sub.add_argument(
         "--strategy",
@@ -158,8 +172,8 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         action="append",
         type=values.strategy,
         default=[],
-        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: similarity with a CUE, "
-        f"temporal with only --entity-id)",
+        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: {CUE_STRATEGY} with a "
+        f"CUE, else {SEED_STRATEGY} with --seed, else {ENTITY_STRATEGY} with --entity-id)",
     )
     sub.add_argument(
         "--top-k",
@@ -171,6 +185,7 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument(
         "--entity-id",
         metavar="E",
+        type=values.unicode_text,
         help="entity scope: required by temporal, restricts similarity",
     )
     sub.add_argument(
@@ -184,17 +199,20 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         metavar="R:REC:IMP:REINF",
         type=values.weights,
         help="composite-score weights of relevance, recency, importance and reinforcement "
-        "(default 0.5:0.2:0.2:0.1; recency-biased: 0.3:0.5:0.2:0)",
+        f"(default {_default_weights()}; recency-biased: "
+        f"{values.format_weights(values.RECENCY_WEIGHTS)})",
     )
     sub.add_argument(
         "--ef-search",
         metavar="N",
         type=values.positive_int,
-        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH}",
+        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH} "
+        f"(default {DEFAULT_EF_SEARCH})",
     )
     sub.add_argument(
         "--seed",
         metavar="ID",
+        type=values.unicode_text,
         help="causal: the memory the walk starts from (default: the one nearest the CUE); "
         "analogical: the memory whose structure to match",
     )
@@ -218,8 +236,8 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         "--direction",
         metavar="DIR",
         type=values.direction,
-        default="both",
-        help=f"causal: {', '.join(values.DIRECTIONS)} (default both)",
+        default=values.DEFAULT_DIRECTION,
+        help=f"causal: {', '.join(values.DIRECTIONS)} (default {values.DEFAULT_DIRECTION})",
     )
     sub.add_argument(
         "--alpha",
@@ -248,7 +266,10 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         help="treat CUE as a regular expression and scan content and context (bounded)",
     )
     sub.add_argument(
-        "--session", metavar="S", help="record the results as touched by this conversation"
+        "--session",
+        metavar="S",
+        type=values.unicode_text,
+        help="record the results as touched by this conversation",
     )
     sub.add_argument(
         "--cue-context",
@@ -259,9 +280,25 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     )
 
 
+def _default_weights() -> str:
+    """The composite-score weights a recall uses without ``--weights``, read off
+    ``ScoringWeights()``."""
+    defaults = ScoringWeights()
+    return values.format_weights(
+        (
+            defaults.w_relevance,
+            defaults.w_recency,
+            defaults.w_importance,
+            defaults.w_reinforcement,
+        )
+    )
+
+
 def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "chat-context", "the memories a conversation touched, in order")
-    sub.add_argument("session", metavar="SESSION", help="the conversation id")
+    sub.add_argument(
+        "session", metavar="SESSION", type=values.unicode_text, help="the conversation id"
+    )
     _add_limit(sub)
     _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
 
@@ -280,8 +317,16 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(
         commands, "prime", "an entity's recent memories blended with those nearest a cue"
     )
-    sub.add_argument("entity_id", metavar="ENTITY", help="the entity to prime for")
-    sub.add_argument("cue", metavar="CUE", nargs="?", help="what the agent is about to do")
+    sub.add_argument(
+        "entity_id", metavar="ENTITY", type=values.unicode_text, help="the entity to prime for"
+    )
+    sub.add_argument(
+        "cue",
+        metavar="CUE",
+        nargs="?",
+        type=values.unicode_text,
+        help="what the agent is about to do",
+    )
     sub.add_argument(
         "--max-memories",
         metavar="N",
@@ -293,7 +338,9 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
 
 def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "get", "print every field of one memory")
-    sub.add_argument("id", metavar="ID", help="the memory id (32 hex digits)")
+    sub.add_argument(
+        "id", metavar="ID", type=values.unicode_text, help="the memory id (32 hex digits)"
+    )
     sub.add_argument(
         "--with-embedding", action="store_true", help="also print the stored embedding"
     )
@@ -301,15 +348,22 @@ def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:
 
 def _add_revise(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "revise", "store a revision that supersedes a memory")
-    sub.add_argument("id", metavar="ID", help="the memory to revise (32 hex digits)")
-    sub.add_argument("--content", metavar="TEXT", help="the new text (embedded again)")
+    sub.add_argument(
+        "id", metavar="ID", type=values.unicode_text, help="the memory to revise (32 hex digits)"
+    )
+    sub.add_argument(
+        "--content",
+        metavar="TEXT",
+        type=values.unicode_text,
+        help="the new text (embedded again)",
+    )
     sub.add_argument(
         "--importance", metavar="F", type=values.importance, help="the new importance in 0..1"
     )
     sub.add_argument(
         "--context", metavar="JSON", type=values.context_object, help="the new context object"
     )
-    sub.add_argument("--entity-id", metavar="E", help="the new entity")
+    sub.add_argument("--entity-id", metavar="E", type=values.unicode_text, help="the new entity")
 
 
 def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
@@ -318,8 +372,16 @@ def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
         "forget",
         "forget memories (and what derives from them); selectors are AND-combined",
     )
-    sub.add_argument("ids", metavar="ID", nargs="*", help="memories to forget (32 hex digits)")
-    sub.add_argument("--entity-id", metavar="E", help="everything about entity E")
+    sub.add_argument(
+        "ids",
+        metavar="ID",
+        nargs="*",
+        type=values.unicode_text,
+        help="memories to forget (32 hex digits)",
+    )
+    sub.add_argument(
+        "--entity-id", metavar="E", type=values.unicode_text, help="everything about entity E"
+    )
     sub.add_argument(
         "--older-than",
         metavar="T",
@@ -358,8 +420,9 @@ def _add_demo(commands: argparse._SubParsersAction[CliParser]) -> None:
         "demo",
         help="remember a bundled sample and show what recall does with it",
         description="Remembers a bundled sample of an agent's conversations in one batch, "
-        "then runs recall queries that show similarity, temporal, entity-scoped and "
-        "recency-weighted recall.",
+        "then runs recall queries that show similarity on a paraphrase, an entity's timeline, "
+        "entity-scoped similarity, and pure-relevance against recency-biased weights above a "
+        "relevance floor.",
     )
     _add_global_options(
         sub,

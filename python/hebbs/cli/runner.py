@@ -35,6 +35,13 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "chat-context": commands.chat_context,
     "orphans": commands.orphans,
 }
+#: Checks of a command's arguments that need no database: they run before it is opened, so a
+#: command line that is wrong on its face creates no store directory.
+PRECHECKS: Final[dict[str, Callable[[argparse.Namespace], None]]] = {
+    "recall": commands.check_recall,
+    "revise": lifecycle.check_revise,
+    "forget": lifecycle.check_forget,
+}
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
 #: The option that asks for JSON output (also honoured for errors of the command line itself).
@@ -72,6 +79,12 @@ FIELD_FLAGS: Final = {
     "kind": "--kind",
     "limit": "--limit",
 }
+#: Where a command spells an engine argument otherwise than :data:`FIELD_FLAGS` does.
+COMMAND_FIELD_FLAGS: Final = {
+    "prime": {"entity_id": "ENTITY"},
+    "chat-context": {"session_id": "SESSION"},
+    "revise": {"content": "--content"},
+}
 _FIELD_ROOT = re.compile(r"[.\[]")
 
 
@@ -108,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         if os.environ.get(DEBUG_ENV) and not isinstance(error, (UsageError, HebbsError)):
             raise
-        return _report(prog, _classify(error), args.json)
+        return _report(prog, _classify(error, args.command), args.json)
     print(dumps(output.payload) if args.json else output.text)
     return EXIT_OK
 
@@ -123,15 +136,18 @@ def _run(args: argparse.Namespace) -> CommandOutput:
     command: str = args.command
     if command == "demo":
         return demo(args)
+    precheck = PRECHECKS.get(command)
+    if precheck is not None:
+        precheck(args)
     with Hebbs.open(database_path(args)) as engine:
         return DATABASE_COMMANDS[command](args, engine)
 
 
-def _classify(error: Exception) -> _Failure:
+def _classify(error: Exception, command: str) -> _Failure:
     if isinstance(error, UsageError):
         return _usage_failure(error)
     if isinstance(error, InvalidInputError):
-        field = _flag(getattr(error, "field", ""))
+        field = _flag(getattr(error, "field", ""), command)
         reason = getattr(error, "reason", "") or str(error)
         return _Failure(EXIT_USAGE, "invalid_input", f"invalid {field}: {reason}", field)
     if isinstance(error, NotFoundError):
@@ -146,9 +162,11 @@ def _usage_failure(error: UsageError) -> _Failure:
     return _Failure(EXIT_USAGE, "usage", str(error), error.field or None)
 
 
-def _flag(field: str) -> str:
+def _flag(field: str, command: str) -> str:
+    """The command-line spelling of engine argument ``field`` in ``command``."""
     root = _FIELD_ROOT.split(field, maxsplit=1)[0]
-    return FIELD_FLAGS.get(root, field or "input")
+    spelled = COMMAND_FIELD_FLAGS.get(command, {}).get(root) or FIELD_FLAGS.get(root)
+    return spelled or field or "input"
 
 
 def _report(prog: str, failure: _Failure, json_mode: bool) -> int:

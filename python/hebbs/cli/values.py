@@ -22,6 +22,8 @@ MEMORY_KINDS: Final = ("episode", "insight", "revision")
 STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical", "hybrid", "keyword")
 #: Directions of a causal walk: towards causes, towards effects, or both.
 DIRECTIONS: Final = ("causes", "effects", "both")
+#: The direction of a causal walk when ``--direction`` is not given.
+DEFAULT_DIRECTION: Final = "both"
 #: Names of the four composite-score weights, in the order ``--weights`` takes them.
 WEIGHT_NAMES: Final = ("w_relevance", "w_recency", "w_importance", "w_reinforcement")
 #: The Unix epoch, the zero of every stored timestamp.
@@ -36,7 +38,16 @@ RELATIVE_UNITS: Final = {
     "d": timedelta(days=1),
     "w": timedelta(weeks=1),
 }
-_RELATIVE_TIME = re.compile(r"^(\d+(?:\.\d+)?)([smhdw])$")
+_RELATIVE_TIME = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smhdw])$")
+#: The largest integer an engine argument holds (a u64); a larger one is bad input here, before
+#: the binding's conversion would overflow.
+MAX_INTEGER: Final = 2**64 - 1
+#: An integer as the command line takes it: ASCII digits with an optional sign (no ``_``
+#: separators, no other scripts' digits).
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+#: How deeply ``--context`` JSON may nest; deeper documents are refused before parsing, so
+#: the parser never runs out of stack.
+MAX_JSON_DEPTH: Final = 64
 
 
 @dataclass(frozen=True)
@@ -51,9 +62,38 @@ class EdgeSpec:
 #: The four weights of ``--weights``, in :data:`WEIGHT_NAMES` order.
 Weights = tuple[float, float, float, float]
 
+#: The recency-biased weights of seed 000 (its time-ordered view), relevance:recency:
+#: importance:reinforcement.
+RECENCY_WEIGHTS: Final[Weights] = (0.3, 0.5, 0.2, 0.0)
+
+
+def format_weights(four: Weights) -> str:
+    """``RELEVANCE:RECENCY:IMPORTANCE:REINFORCEMENT`` as ``--weights`` takes it, e.g.
+    ``0.3:0.5:0.2:0`` (six significant digits, so float32 defaults print as typed)."""
+    return FIELD_SEPARATOR.join(f"{weight:g}" for weight in four)
+
+
+def unicode_text(text: str) -> str:
+    """``text`` unchanged when it is valid Unicode. An argument with bytes that are not UTF-8
+    reaches Python with lone surrogates in their place, which nothing can store."""
+    if not _encodes(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not valid UTF-8 (it holds a lone surrogate, e.g. from undecodable bytes)"
+        )
+    return text
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
 
 def edge_spec(text: str) -> EdgeSpec:
     """Parses ``TARGET:TYPE[:CONFIDENCE]``; TYPE is snake_case or CamelCase (``CausedBy``)."""
+    unicode_text(text)
     parts = text.split(FIELD_SEPARATOR)
     if len(parts) not in (2, 3) or not parts[0].strip():
         raise argparse.ArgumentTypeError(f"expected TARGET:TYPE[:CONFIDENCE], got {text!r}")
@@ -137,8 +177,10 @@ def non_negative(text: str, name: str) -> float:
 
 
 def finite(text: str, name: str) -> float:
-    """A finite float."""
+    """A finite float, written in ASCII without ``_`` separators."""
     try:
+        if not text.isascii() or "_" in text:
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{name} {text.strip()!r} is not a number") from None
@@ -158,38 +200,112 @@ def positive_int(text: str) -> int:
 
 
 def _int_at_least(text: str, minimum: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    stripped = text.strip()
+    if not _INTEGER.match(stripped):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+    if len(stripped.lstrip("+-").lstrip("0")) > len(str(MAX_INTEGER)):
+        raise argparse.ArgumentTypeError(f"{_abridged(stripped)} is above {MAX_INTEGER}")
+    value = int(stripped)
     if value < minimum:
         raise argparse.ArgumentTypeError(f"{value} must be at least {minimum}")
+    if value > MAX_INTEGER:
+        raise argparse.ArgumentTypeError(f"{value} is above {MAX_INTEGER}")
     return value
 
 
+def _abridged(digits: str) -> str:
+    """A long number as its first digits and its length, for error messages."""
+    return digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits)} digits)"
+
+
 def context_object(text: str) -> dict[str, Any]:
-    """A JSON object, e.g. ``{"channel": "email", "topic": "pricing"}``."""
+    """A JSON object, e.g. ``{"channel": "email", "topic": "pricing"}``, nested at most
+    :data:`MAX_JSON_DEPTH` deep, whose strings are valid Unicode."""
+    unicode_text(text)
+    if _nesting(text) > MAX_JSON_DEPTH:
+        raise argparse.ArgumentTypeError(f"JSON nested more than {MAX_JSON_DEPTH} deep")
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
         raise argparse.ArgumentTypeError(f"not valid JSON ({error.msg})") from None
     if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got a JSON {_json_type(value)}")
+    bad = _lone_surrogate_path(value, "")
+    if bad is not None:
         raise argparse.ArgumentTypeError(
-            f"expected a JSON object, got a JSON {type(value).__name__}"
+            f"the string at {bad} is not valid UTF-8 (a \\u escape of a lone surrogate)"
         )
     return value
+
+
+def _nesting(text: str) -> int:
+    """An upper bound of the nesting depth of JSON ``text``: brackets outside strings."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a decoded value's type."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "null"
+
+
+def _lone_surrogate_path(value: object, path: str) -> str | None:
+    """Where in decoded JSON a key or string is not valid Unicode, as ``.a[0].b``, or None."""
+    if isinstance(value, str):
+        return None if _encodes(value) else path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _encodes(key):
+                return f"{path}.{key!r}"
+            found = _lone_surrogate_path(item, f"{path}.{key}")
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _lone_surrogate_path(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def timestamp(text: str) -> int:
     """Microseconds since the epoch from integer microseconds, an ISO 8601 date or time (UTC
     when it has no offset), or a relative time ago such as ``90m``, ``12h``, ``7d``, ``2w``."""
     stripped = text.strip()
-    if stripped.isdigit():
-        return int(stripped)
+    if _INTEGER.match(stripped) and not stripped.startswith(("-", "+")):
+        return count(stripped)
     relative = _RELATIVE_TIME.match(stripped)
     if relative:
         amount, unit = relative.groups()
-        return to_micros(datetime.now(timezone.utc) - float(amount) * RELATIVE_UNITS[unit])
+        try:
+            moment = datetime.now(timezone.utc) - float(amount) * RELATIVE_UNITS[unit]
+        except OverflowError:
+            raise argparse.ArgumentTypeError(f"{stripped!r} reaches back before 1970") from None
+        return to_micros(moment)
     return to_micros(iso_datetime(stripped))
 
 

@@ -1,4 +1,5 @@
-//! The four recall strategies, the direction a causal walk follows, and the per-strategy
+//! The seven recall strategies ([`Strategy::ALL`]: similarity, temporal, causal, analogical,
+//! hybrid, keyword and regex), the direction a causal walk follows, and the per-strategy
 //! configuration of seed 003 (`RecallStrategyConfig`).
 
 use std::fmt;

@@ -1,0 +1,336 @@
+"""The ``hebbs`` command line answers bad input with exit code 2 and a one-line message naming
+the flag, never a traceback, and leaves the store as it was. Every command's value-taking flags
+get wrong types, negative and huge integers, non-finite numbers, malformed or non-object JSON,
+lone surrogates (what undecodable bytes in argv become) and empty strings; then hypothesis
+feeds each of them arbitrary strings."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hebbs.cli import main
+from hebbs.cli.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hebbs.cli.parser import build_parser
+from hebbs.cli.runner import DEBUG_ENV
+from hebbs.engine import Hebbs
+
+#: A lone surrogate: what Python makes of bytes in argv that are not UTF-8.
+SURROGATE = "\udcff"
+HUGE = "99999999999999999999"
+BAD_INTS = ("abc", "-1", HUGE, "1.5", "nan", "inf", "", "5_0", "\u0661\u0662", SURROGATE)
+BAD_FRACTIONS = ("high", "-1", "1.5", "nan", "inf", "-inf", "", "1e999", "\uff11", SURROGATE)
+BAD_JSON = (
+    "{",
+    "[1]",
+    '"text"',
+    "42",
+    "null",
+    "",
+    "{'single': 'quotes'}",
+    '{"a": "\\ud800"}',
+    '{"\\udcff": 1}',
+    "[" * 100_000 + "]" * 100_000,
+    '{"a": NaN}',
+    '{"a": 1e999}',
+    SURROGATE,
+)
+BAD_TIMES = ("abc", "-1", "", HUGE, "9" * 400 + "d", "1969-12-31", "tomorrow", SURROGATE)
+BAD_TEXT = ("", SURROGATE, "a" + SURROGATE)
+BAD_IDS = ("", "nothex", "0" * 31, "0" * 33, SURROGATE)
+MISSING_ID = "0" * 32
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A value-taking flag (or positional, ``flag`` None) of a command, after ``base``, the
+    rest of a command line that reaches the flag's validation."""
+
+    base: tuple[str, ...]
+    flag: str | None
+    name: str
+    bad: tuple[str, ...]
+
+    def argv(self, value: str) -> list[str]:
+        if self.flag is None:
+            return [*self.base, "--", value]
+        return [*self.base, f"{self.flag}={value}"]
+
+    def __str__(self) -> str:
+        return f"{' '.join(self.base)} {self.name}"
+
+
+def flags(seed_id: str) -> list[Flag]:
+    """Every value-taking flag of every command; ``seed_id`` is a memory of the store."""
+    recall = ("recall", "x")
+    causal = ("recall", "x", "--strategy", "causal")
+    temporal = ("recall", "--strategy", "temporal", "--entity-id", "e")
+    return [
+        Flag(("remember",), None, "CONTENT", BAD_TEXT),
+        Flag(("remember", "x"), "--importance", "--importance", BAD_FRACTIONS),
+        Flag(("remember", "x"), "--context", "--context", BAD_JSON),
+        Flag(
+            ("remember", "x"),
+            "--edge",
+            "--edge",
+            (
+                "",
+                "x",
+                "nothex:caused_by",
+                f"{seed_id}:bogus",
+                f"{seed_id}:caused_by:2",
+                f"{seed_id}:caused_by:nan",
+                f"{seed_id}:caused_by:0.5:extra",
+                f"{MISSING_ID}:caused_by",
+                SURROGATE + ":caused_by",
+            ),
+        ),
+        Flag(("remember", "x"), "--created-at", "--created-at", BAD_TIMES),
+        Flag(("remember", "x"), "--entity-id", "--entity-id", (*BAD_TEXT, "a\x00b")),
+        Flag(("remember", "x"), "--session", "--session", BAD_TEXT),
+        Flag(("recall",), None, "CUE", BAD_TEXT),
+        Flag(recall, "--strategy", "--strategy", ("telepathy", "", SURROGATE)),
+        Flag(recall, "--top-k", "--top-k", (*BAD_INTS, "0", "1001")),
+        Flag(recall, "--entity-id", "--entity-id", (SURROGATE,)),
+        Flag(temporal, "--since", "--since", BAD_TIMES),
+        Flag(temporal, "--until", "--until", BAD_TIMES),
+        Flag(
+            recall,
+            "--weights",
+            "--weights",
+            ("a:b:c:d", "1:2", "nan:0:0:0", "inf:0:0:0", "-1:0:0:0", "0:0:0:0", "", SURROGATE),
+        ),
+        Flag(recall, "--ef-search", "--ef-search", (*BAD_INTS, "0", "501")),
+        Flag(causal, "--seed", "--seed", BAD_IDS),
+        Flag(causal, "--max-depth", "--max-depth", (*BAD_INTS, "0", "11")),
+        Flag(causal, "--edge-type", "--edge-type", ("bogus", "", SURROGATE)),
+        Flag(causal, "--direction", "--direction", ("sideways", "", SURROGATE)),
+        Flag(recall, "--alpha", "--alpha", BAD_FRACTIONS),
+        Flag(recall, "--min-relevance", "--min-relevance", BAD_FRACTIONS),
+        Flag(
+            recall,
+            "--graph-context",
+            "--graph-context",
+            ("abc", "-1", HUGE, "nan", "21", "", SURROGATE),
+        ),
+        Flag(recall, "--session", "--session", BAD_TEXT),
+        Flag(
+            ("recall", "x", "--strategy", "analogical"), "--cue-context", "--cue-context", BAD_JSON
+        ),
+        Flag(("get",), None, "ID", BAD_IDS),
+        Flag(("revise", "--content", "y"), None, "ID", BAD_IDS),
+        Flag(("revise", seed_id), "--content", "--content", BAD_TEXT),
+        Flag(("revise", seed_id), "--importance", "--importance", BAD_FRACTIONS),
+        Flag(("revise", seed_id), "--context", "--context", BAD_JSON),
+        Flag(("revise", seed_id), "--entity-id", "--entity-id", (*BAD_TEXT, "a\x00b")),
+        Flag(("forget",), None, "ID", BAD_IDS[1:]),
+        Flag(("forget",), "--entity-id", "--entity-id", BAD_TEXT),
+        Flag(("forget",), "--older-than", "--older-than", BAD_TIMES),
+        Flag(("forget",), "--importance-below", "--importance-below", BAD_FRACTIONS),
+        Flag(("forget",), "--kind", "--kind", ("bogus", "", SURROGATE)),
+        Flag(("forget", "--entity-id", "e"), "--limit", "--limit", (*BAD_INTS, "0")),
+        Flag(("prime",), None, "ENTITY", BAD_TEXT),
+        Flag(("prime", "e"), None, "CUE", BAD_TEXT),
+        Flag(("prime", "e"), "--max-memories", "--max-memories", (*BAD_INTS, "0", "1001")),
+        Flag(("chat-context",), None, "SESSION", BAD_TEXT),
+        Flag(("chat-context", "s"), "--limit", "--limit", (*BAD_INTS, "0")),
+        Flag(("orphans",), "--limit", "--limit", (*BAD_INTS, "0")),
+    ]
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def run_main(*argv: str) -> Run:
+    """``hebbs ARGV`` in-process, its output captured."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+class Store:
+    """A store holding two memories (the second caused by the first), and a way to see that a
+    command left it as it was."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        self.seed_id = self._remember("Acme asked for a refund", "--entity-id", "acme")
+        self.other_id = self._remember(
+            "The refund was approved", "--edge", f"{self.seed_id}:caused_by"
+        )
+
+    def _remember(self, *argv: str) -> str:
+        run = self.run("remember", *argv, "--json")
+        assert run.code == EXIT_OK, run.err
+        memory_id: str = json.loads(run.out)["id"]
+        return memory_id
+
+    def run(self, *argv: str) -> Run:
+        return run_main("--db", self.path, *argv)
+
+    def snapshot(self) -> tuple[int, list[tuple[str, float, str | None, bool]]]:
+        """The memory count and both memories' content, importance, entity and supersession."""
+        with Hebbs.open(self.path) as engine:
+            count = engine.health().memory_count
+            memories = [engine.get(memory_id) for memory_id in (self.seed_id, self.other_id)]
+        return count, [(m.content, m.importance, m.entity_id, m.superseded) for m in memories]
+
+
+def new_store(factory: pytest.TempPathFactory, name: str) -> Iterator[Store]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(DEBUG_ENV, raising=False)
+        yield Store(factory.mktemp(name) / "db")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The store of the bad-value tests: every command against it must leave it unchanged."""
+    yield from new_store(tmp_path_factory, "cli-errors")
+
+
+@pytest.fixture(scope="module")
+def fuzz_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The store of the arbitrary-value tests: some values are valid and change it."""
+    yield from new_store(tmp_path_factory, "cli-fuzz")
+
+
+def assert_no_traceback(run: Run) -> None:
+    assert "Traceback" not in run.err
+    assert ": error: unexpected " not in run.err, run.err
+
+
+def assert_usage_error(run: Run, name: str) -> None:
+    assert run.code == EXIT_USAGE, (run.code, run.err)
+    assert run.out == ""
+    assert name in run.err, run.err
+    assert len(run.err.strip().splitlines()) == 1, run.err
+    assert_no_traceback(run)
+
+
+def bad_cases() -> list[tuple[str, str]]:
+    """(flag id, bad value) pairs, named with a placeholder seed id (resolved per store)."""
+    return [(str(flag), value) for flag in flags("SEED") for value in flag.bad]
+
+
+def resolve(store: Store, flag_id: str) -> Flag:
+    (flag,) = [
+        flag for flag in flags(store.seed_id) if str(flag).replace(store.seed_id, "SEED") == flag_id
+    ]
+    return flag
+
+
+@pytest.mark.parametrize(("flag_id", "value"), bad_cases())
+def test_bad_value_exits_2_naming_the_flag(store: Store, flag_id: str, value: str) -> None:
+    flag = resolve(store, flag_id)
+    value = value.replace("SEED", store.seed_id)
+    before = store.snapshot()
+    run = store.run(*flag.argv(value))
+    assert_usage_error(run, flag.name)
+    assert store.snapshot() == before
+
+
+def test_every_value_flag_of_the_parser_is_covered(store: Store) -> None:
+    covered = {(flag.base[0], flag.name) for flag in flags(store.seed_id)}
+    commands = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    for command, sub in commands[0].choices.items():
+        if command in ("health", "demo"):
+            continue
+        for action in sub._actions:
+            if action.nargs == 0 or action.dest == "db":
+                continue
+            name = action.option_strings[-1] if action.option_strings else action.metavar
+            assert (command, name) in covered, f"{command} {name} has no bad-input case"
+
+
+def test_demo_refuses_a_store_that_is_not_empty(store: Store) -> None:
+    before = store.snapshot()
+    run = store.run("demo")
+    assert_usage_error(run, "--db")
+    assert store.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (("forget",), "ID"),
+        (("revise", MISSING_ID), "--content"),
+        (("recall",), "CUE"),
+        (("recall", "x", "--since", "1d"), "--since/--until"),
+        (("recall", "x", "--top-k", "abc"), "--top-k"),
+    ],
+)
+def test_usage_errors_create_no_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], name: str
+) -> None:
+    monkeypatch.delenv(DEBUG_ENV, raising=False)
+    path = tmp_path / "never"
+    assert_usage_error(run_main("--db", str(path), *argv), name)
+    assert not path.exists()
+
+
+def test_missing_memories_exit_1(store: Store) -> None:
+    for argv in (("get", MISSING_ID), ("revise", MISSING_ID, "--content", "y")):
+        run = store.run(*argv)
+        assert run.code == EXIT_FAILURE
+        assert "not found" in run.err
+        assert_no_traceback(run)
+
+
+#: The field a usage error names: ``error: argument --top-k:``, ``error: invalid ID:``,
+#: ``error: --since/--until:``.
+NAMED_FIELD = re.compile(r"error: (?:argument |invalid )?(\S+?):")
+
+
+def argument_names(command: str) -> set[str]:
+    """The option strings and positional metavars of ``command``."""
+    commands = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    sub = commands[0].choices[command]
+    names = {name for action in sub._actions for name in action.option_strings}
+    return names | {a.metavar for a in sub._actions if not a.option_strings and a.metavar}
+
+
+#: Arbitrary text, lone surrogates included.
+ANY_TEXT = st.text(
+    st.one_of(
+        st.characters(),
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, categories=["Cs"]),
+    ),
+    max_size=40,
+)
+
+
+@pytest.mark.parametrize("flag_id", sorted({flag_id for flag_id, _ in bad_cases()}))
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(value=ANY_TEXT)
+def test_arbitrary_values_never_raise(fuzz_store: Store, flag_id: str, value: str) -> None:
+    flag = resolve(fuzz_store, flag_id)
+    with Hebbs.open(fuzz_store.path) as engine:
+        count_before = engine.health().memory_count
+    run = fuzz_store.run(*flag.argv(value))
+    assert run.code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE), (run.code, run.err)
+    assert_no_traceback(run)
+    if run.code == EXIT_USAGE:
+        named = NAMED_FIELD.search(run.err)
+        assert named is not None, run.err
+        assert set(named.group(1).split("/")) <= argument_names(flag.base[0]), run.err
+        with Hebbs.open(fuzz_store.path) as engine:
+            assert engine.health().memory_count == count_before
