@@ -111,6 +111,12 @@ RECALL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("strategies", {"strategies": []}),
     ("strategies", {"strategies": ["similarity", "similarity"]}),
     ("entity_id", {"strategies": ["temporal"]}),
+    ("entity_id", {"entity_id": "a\x00b"}),
+    ("entity_id", {"entity_id": "e" * 300}),
+    (
+        "strategies[0].entity_id",
+        {"strategies": [hebbs.RecallStrategyConfig("temporal", entity_id="a\nb")]},
+    ),
     ("time_range", {"strategies": ["temporal"], "entity_id": "acme", "time_range": (10, 5)}),
     ("time_range", {"strategies": ["temporal"], "entity_id": "acme", "time_range": (1,)}),
     ("cue", {"cue": ""}),

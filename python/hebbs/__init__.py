@@ -1,6 +1,8 @@
 """hebbs: an embeddable cognitive memory engine for AI agents.
 
-Open a database in one line and remember and recall by meaning and by time::
+Open a database in one line, remember, and recall by meaning, by time, by cause and effect, by
+analogy, by keyword or by both at once (seven strategies, run in parallel and ranked by one
+composite score)::
 
     import hebbs
 

@@ -17,6 +17,7 @@ from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
     DEFAULT_CONFIDENCE_THRESHOLD,
+    DEFAULT_DIRECTION,
     DEFAULT_FORGET_LIMIT,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
@@ -222,7 +223,7 @@ class Hebbs:
         seed_memory_id: MemoryIdLike | None = None,
         edge_types: Sequence[EdgeType | str] | None = None,
         max_depth: int = DEFAULT_CAUSAL_DEPTH,
-        direction: str = "both",
+        direction: str = DEFAULT_DIRECTION,
         analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
         cue_context: Mapping[str, Any] | None = None,
         rrf_k: int = DEFAULT_RRF_K,
@@ -234,7 +235,8 @@ class Hebbs:
     ) -> RecallOutput:
         """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
-        ``strategies`` holds names (``similarity``, ``temporal``, ``causal``, ``analogical``) or
+        ``strategies`` holds names (``similarity``, ``temporal``, ``causal``, ``analogical``,
+        ``hybrid``, ``keyword``, ``regex``: ``hebbs._native.STRATEGIES``) or
         :class:`RecallStrategyConfig` objects that override this call's parameters for one
         strategy. ``similarity`` needs a cue (or ``cue_embedding``); ``temporal`` needs
         ``entity_id`` and takes an optional ``time_range``; ``causal`` walks the edge graph from
@@ -251,6 +253,10 @@ class Hebbs:
         in ``below_threshold``. ``session_id`` records the returned memories for
         :meth:`get_chat_context`.
         Memories a revision superseded are left out unless ``include_superseded``.
+
+        A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
+        that reads vectors without a cue) is reported in ``strategy_errors`` while the others
+        answer; only if every strategy fails does the call raise.
         """
         request = parse(RecallRequest, locals())
         items = ["regex"] if request.force_regex else request.strategies

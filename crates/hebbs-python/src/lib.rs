@@ -13,7 +13,7 @@ mod subscription;
 mod token_vectors;
 mod types;
 
-use hebbs_core::recall::Strategy;
+use hebbs_core::recall::{CausalDirection, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -92,6 +92,9 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     let py = module.py();
     module.add("STRATEGIES", strategy_names(py, Strategy::ALL)?)?;
+    let directions = CausalDirection::ALL.map(CausalDirection::as_str);
+    module.add("DIRECTIONS", PyTuple::new(py, directions)?)?;
+    module.add("DEFAULT_DIRECTION", CausalDirection::default().as_str())?;
     module.add(
         "VECTOR_STRATEGIES",
         strategy_names(

@@ -21,6 +21,7 @@ from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
     DEFAULT_CONFIDENCE_THRESHOLD,
+    DEFAULT_DIRECTION,
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
@@ -130,7 +131,7 @@ class RecallRequest(Request):
     seed_memory_id: Optional[MemoryIdField] = None
     edge_types: Optional[EdgeTypeList] = None
     max_depth: Count = DEFAULT_CAUSAL_DEPTH
-    direction: Text = "both"
+    direction: Text = DEFAULT_DIRECTION
     analogical_alpha: Number = DEFAULT_ANALOGICAL_ALPHA
     cue_context: Optional[JsonObject] = None
     rrf_k: Count32 = DEFAULT_RRF_K

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final
 
+from hebbs import _native as native
+
 #: Separator inside ``--edge`` and ``--weights`` values.
 FIELD_SEPARATOR: Final = ":"
 #: Edge types, in the snake-case spelling the engine reports.
@@ -20,10 +22,9 @@ EDGE_TYPES: Final = ("caused_by", "related_to", "followed_by", "revised_from", "
 MEMORY_KINDS: Final = ("episode", "insight", "revision")
 #: Recall strategies the command line offers.
 STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical", "hybrid", "keyword")
-#: Directions of a causal walk: towards causes, towards effects, or both.
-DIRECTIONS: Final = ("causes", "effects", "both")
-#: The direction of a causal walk when ``--direction`` is not given.
-DEFAULT_DIRECTION: Final = "both"
+#: Directions of a causal walk (towards causes, towards effects, or both) and the default.
+DIRECTIONS: Final = native.DIRECTIONS
+DEFAULT_DIRECTION: Final = native.DEFAULT_DIRECTION
 #: Names of the four composite-score weights, in the order ``--weights`` takes them.
 WEIGHT_NAMES: Final = ("w_relevance", "w_recency", "w_importance", "w_reinforcement")
 #: The Unix epoch, the zero of every stored timestamp.

@@ -7,6 +7,7 @@ use super::hybrid::DEFAULT_RRF_K;
 use super::plan::StrategyPlan;
 use super::scoring::ScoringWeights;
 use super::strategy::{CausalDirection, Strategy, StrategyConfig};
+use crate::engine::check_entity_id;
 use crate::error::{HebbsError, Result};
 use crate::index::vector::check_ef_search;
 use crate::memory::{EdgeType, MemoryId};
@@ -174,6 +175,14 @@ impl RecallRequest {
                 ));
             }
         }
+        if let Some(entity) = &self.entity_id {
+            check_entity_scope(entity, "entity_id")?;
+        }
+        for (i, config) in self.strategies.iter().enumerate() {
+            if let Some(entity) = &config.entity_id {
+                check_entity_scope(entity, &format!("strategies[{i}].entity_id"))?;
+            }
+        }
         check_parameters(
             "",
             Some(self.top_k),
@@ -213,6 +222,16 @@ impl RecallRequest {
             super::regex_scan::compile(self.cue_text.as_deref().unwrap_or_default())?;
         }
         self.scoring_weights.validate()
+    }
+}
+
+/// Checks a recall's entity scope like a stored entity id, except that the empty string is
+/// allowed: it selects the memories stored without an entity.
+fn check_entity_scope(entity: &str, field: &str) -> Result<()> {
+    if entity.is_empty() {
+        Ok(())
+    } else {
+        check_entity_id(entity, field)
     }
 }
 
