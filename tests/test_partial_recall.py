@@ -73,3 +73,21 @@ def test_malformed_values_still_fail_the_call(native: _native.NativeEngine) -> N
     with pytest.raises(hebbs.InvalidInputError) as caught:
         native.recall(vector(0), strategies=["similarity", "temporal"], time_range=(10, 5))
     assert caught.value.field == "time_range"
+
+
+def test_the_issue_example_through_hebbs(mem: hebbs.Hebbs) -> None:
+    """``recall("billing", strategies=["similarity", "temporal"])`` without an entity_id: the
+    similarity results come back and temporal's missing input is reported, through Hebbs (the
+    cue embedded by the bundled model) as through the binding."""
+    mem.remember("Acme was billed twice for March", entity_id="acme")
+    mem.remember("Globex renewed for three years", entity_id="globex")
+    output = mem.recall("billing", strategies=["similarity", "temporal"])
+    assert output.results[0].memory.content == "Acme was billed twice for March"
+    [error] = output.strategy_errors
+    assert (error.strategy, error.field) == ("temporal", "entity_id")
+    timeline = mem.recall(strategies=["temporal", "similarity"], entity_id="acme")
+    assert [r.memory.content for r in timeline.results] == ["Acme was billed twice for March"]
+    assert [(e.strategy, e.field) for e in timeline.strategy_errors] == [("similarity", "cue")]
+    with pytest.raises(hebbs.InvalidValueError) as caught:
+        mem.recall(strategies=["temporal", "similarity"])
+    assert caught.value.field == "entity_id"
