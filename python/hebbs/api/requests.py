@@ -118,16 +118,21 @@ class WeightsInput(Request):
     reinforcement_cap: Optional[Count] = None
 
 
-class RecallRequest(Request):
+class RankedRequest(Request):
+    """What recall and prime share: the cue, the time window, the search and the ranking."""
+
     cue: Optional[Text] = None
-    strategies: StrategyList = DEFAULT_STRATEGIES
-    top_k: Count = DEFAULT_TOP_K
-    entity_id: Optional[Text] = None
     time_range: Optional[TimeRange] = None
     ef_search: Optional[Count] = None
     scoring_weights: Optional[WeightsLike] = None
     cue_embedding: Optional[Vector] = None
     include_embedding: Flag = False
+
+
+class RecallRequest(RankedRequest):
+    strategies: StrategyList = DEFAULT_STRATEGIES
+    top_k: Count = DEFAULT_TOP_K
+    entity_id: Optional[Text] = None
     seed_memory_id: Optional[MemoryIdField] = None
     edge_types: Optional[EdgeTypeList] = None
     max_depth: Count = DEFAULT_CAUSAL_DEPTH
@@ -142,15 +147,9 @@ class RecallRequest(Request):
     include_superseded: Flag = False
 
 
-class PrimeRequest(Request):
+class PrimeRequest(RankedRequest):
     entity_id: Text
-    cue: Optional[Text] = None
     max_memories: Count = DEFAULT_PRIME_MAX_MEMORIES
-    time_range: Optional[TimeRange] = None
-    ef_search: Optional[Count] = None
-    scoring_weights: Optional[WeightsLike] = None
-    cue_embedding: Optional[Vector] = None
-    include_embedding: Flag = False
 
 
 class ReviseRequest(Request):
