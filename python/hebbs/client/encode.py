@@ -5,7 +5,8 @@ of the wrong length is refused here, as the engine would), :class:`~hebbs.Edge` 
 ``{"target", "edge_type", "confidence"}``, :class:`~hebbs.EdgeType` / :class:`~hebbs.MemoryKind`
 their ``.value``, :class:`~hebbs.RecallStrategyConfig` ``{"strategy", <overrides given>}`` and
 :class:`~hebbs.ScoringWeights` its six fields. Only the fields the caller gave are written: the
-server builds the same model, so the defaults are the same.
+server builds the same model, so the defaults are the same (a value equal to its default, such as
+``edges=()``, is left out too).
 """
 
 from __future__ import annotations
@@ -89,11 +90,23 @@ def to_json(value: object, field: str) -> Any:
     raise TypeError(f"{field}: {type(value).__name__} has no JSON form")
 
 
+def _is_default(value: object, default: object) -> bool:
+    """Whether ``value`` equals a plain default (None, a number, a string, an empty list)."""
+    if isinstance(value, (list, tuple)) and isinstance(default, (list, tuple)):
+        return list(value) == list(default)
+    plain = (type(None), bool, int, float, str)
+    return isinstance(value, plain) and type(value) is type(default) and value == default
+
+
 def body(request: Request, *, exclude: Iterable[str] = ()) -> dict[str, Any]:
-    """The JSON object of ``request``: the fields the caller gave, but ``exclude``."""
+    """The JSON object of ``request``: the fields the caller gave, but ``exclude`` and those
+    equal to their default."""
     left_out = set(exclude)
+    fields = type(request).model_fields
     return {
         name: to_json(getattr(request, name), name)
-        for name in type(request).model_fields
-        if name in request.model_fields_set and name not in left_out
+        for name in fields
+        if name in request.model_fields_set
+        and name not in left_out
+        and not _is_default(getattr(request, name), fields[name].default)
     }

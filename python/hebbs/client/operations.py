@@ -57,6 +57,7 @@ from hebbs.api import (
     SubscribeRequest,
     TombstonesRequest,
     parse,
+    to_scoring_weights,
 )
 from hebbs.client.encode import body, id_text
 from hebbs.engine import KindLike, StrategyLike
@@ -125,6 +126,12 @@ def _check_cue(cue: str | None, embedding: object) -> None:
     """The embedded engine's own cue check: a given cue must not be blank."""
     if embedding is None and cue is not None and not cue.strip():
         raise invalid("cue", "must not be empty")
+
+
+def _check_ranking(request: RecallRequest | PrimeRequest) -> None:
+    """The checks the embedded engine makes past the model: the cue, the weights dict."""
+    _check_cue(request.cue, request.cue_embedding)
+    to_scoring_weights(request.scoring_weights)
 
 
 def _in_process_only(name: str) -> RemoteUnsupportedError:
@@ -205,7 +212,7 @@ class Operations:
         """Recalls memories (``POST /v1/memories/recall``); the server embeds the cue. See
         :meth:`hebbs.Hebbs.recall` for every parameter."""
         request = parse(RecallRequest, locals())
-        _check_cue(request.cue, request.cue_embedding)
+        _check_ranking(request)
         return Call("POST", "/v1/memories/recall", RecallOutput.from_dict, body(request))
 
     def prime(
@@ -222,7 +229,7 @@ class Operations:
         """Warms an agent's context for ``entity_id`` (``POST /v1/memories/prime``). See
         :meth:`hebbs.Hebbs.prime`."""
         request = parse(PrimeRequest, locals())
-        _check_cue(request.cue, request.cue_embedding)
+        _check_ranking(request)
         return Call("POST", "/v1/memories/prime", PrimeOutput.from_dict, body(request))
 
     def revise(
