@@ -18,6 +18,7 @@ from hebbs._native import __version__
 from hebbs.aio import AsyncHebbs
 from hebbs.engine import Hebbs
 from hebbs.errors import (
+    AuthError,
     ClosedError,
     CorruptionError,
     EmbeddingError,
@@ -28,7 +29,10 @@ from hebbs.errors import (
     InvalidTypeError,
     InvalidValueError,
     NotFoundError,
+    RateLimitedError,
+    RemoteUnsupportedError,
     RerankError,
+    ServerUnavailableError,
     StorageError,
     TextIndexError,
     VectorIndexError,
@@ -57,7 +61,9 @@ from hebbs.types import (
 
 __all__ = [
     "AsyncHebbs",
+    "AsyncHebbsClient",
     "AsyncSubscription",
+    "AuthError",
     "ClosedError",
     "CorruptionError",
     "Edge",
@@ -67,6 +73,7 @@ __all__ = [
     "ForgetResult",
     "HealthStatus",
     "Hebbs",
+    "HebbsClient",
     "HebbsError",
     "HebbsIOError",
     "InternalError",
@@ -77,12 +84,15 @@ __all__ = [
     "MemoryKind",
     "NotFoundError",
     "PrimeOutput",
+    "RateLimitedError",
     "RecallOutput",
     "RecallResult",
     "RecallStrategyConfig",
     "RememberItem",
+    "RemoteUnsupportedError",
     "RerankError",
     "ScoringWeights",
+    "ServerUnavailableError",
     "StorageError",
     "StrategyDetail",
     "StrategyError",
@@ -94,10 +104,20 @@ __all__ = [
     "__version__",
 ]
 
+#: The names served from ``hebbs.client`` on first use, so ``import hebbs`` works without the
+#: ``client`` extra (httpx).
+_CLIENT_NAMES = ("HebbsClient", "AsyncHebbsClient")
+
 if TYPE_CHECKING:
+    from hebbs.client import AsyncHebbsClient, HebbsClient
+
     # The deprecated alias of VectorIndexError, as type checkers see it (see hebbs.errors).
     IndexError = VectorIndexError
 else:
 
-    def __getattr__(name: str) -> type[VectorIndexError]:
+    def __getattr__(name: str) -> object:
+        if name in _CLIENT_NAMES:
+            import hebbs.client
+
+            return getattr(hebbs.client, name)
         return _deprecated_alias(__name__, name)

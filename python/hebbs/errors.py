@@ -8,6 +8,12 @@ when a re-ranker (ONNX cross-encoder, HTTP service) fails or answers with someth
 :class:`InternalError` is a panic in the engine (a bug in hebbs). :class:`HebbsIOError` is also an
 :class:`OSError`.
 
+The remote client (:mod:`hebbs.client`) raises the same classes for the same failures, plus
+:class:`AuthError` (the server refused the API key), :class:`RateLimitedError` (too many
+requests; ``retry_after`` says when to try again), :class:`ServerUnavailableError` (the server
+could not be reached, timed out or is not ready) and :class:`RemoteUnsupportedError` (an
+in-process-only operation, also a ``NotImplementedError``).
+
 ``IndexError`` is a deprecated alias of :class:`VectorIndexError` (it shadowed the builtin);
 reading it warns with :class:`DeprecationWarning`. It goes away in the next release.
 """
@@ -53,6 +59,34 @@ class RerankError(HebbsError):
         self.status = status
 
 
+class AuthError(HebbsError):
+    """The server refused the request's API key: missing, unknown, revoked, expired, or without
+    the scope the operation needs. ``status`` is the HTTP status (401 or 403)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RateLimitedError(HebbsError):
+    """The server refused the request because the key sent too many; ``retry_after`` is the
+    number of seconds it asked the client to wait, or None when it did not say."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServerUnavailableError(HebbsError):
+    """The server could not be reached (refused or dropped connection, timeout) or answered
+    that it is not ready yet. Retrying later may succeed."""
+
+
+class RemoteUnsupportedError(HebbsError, NotImplementedError):
+    """The operation only exists in-process (e.g. ``optimize``, ``checkpoint``, the embedder,
+    token vectors): a remote client cannot run it. Also a ``NotImplementedError``."""
+
+
 def _deprecated_alias(module: str, name: str) -> type[VectorIndexError]:
     """The class deprecated alias ``name`` of ``module`` stands for, after a
     :class:`DeprecationWarning`; :class:`AttributeError` for any other name (PEP 562)."""
@@ -73,6 +107,7 @@ if not TYPE_CHECKING:
 
 
 __all__ = [
+    "AuthError",
     "ClosedError",
     "CorruptionError",
     "EmbeddingError",
@@ -83,7 +118,10 @@ __all__ = [
     "InvalidTypeError",
     "InvalidValueError",
     "NotFoundError",
+    "RateLimitedError",
+    "RemoteUnsupportedError",
     "RerankError",
+    "ServerUnavailableError",
     "StorageError",
     "TextIndexError",
     "VectorIndexError",

@@ -12,6 +12,7 @@ mod slot;
 mod subscription;
 mod token_vectors;
 mod types;
+mod wire;
 
 use hebbs_core::recall::{CausalDirection, Strategy};
 use pyo3::prelude::*;

@@ -4,10 +4,11 @@
 use hebbs_core::memory;
 use hebbs_core::{MemoryId, MemoryKind as CoreKind};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict, PyType};
 
 use crate::errors::{invalid, invalid_type};
 use crate::types::{Edge, MemoryKind};
+use crate::wire::Reader;
 
 /// Parses a memory kind given as a `MemoryKind` or its name; `field` names the argument.
 pub fn extract_kind(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreKind> {
@@ -79,6 +80,28 @@ impl From<hebbs_core::ForgetResult> for ForgetResult {
 
 #[pymethods]
 impl ForgetResult {
+    /// This result as a JSON-ready dict of its properties.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("forgotten_count", self.forgotten_count)?;
+        dict.set_item("cascade_count", self.cascade_count)?;
+        dict.set_item("tombstone_count", self.tombstone_count)?;
+        dict.set_item("truncated", self.truncated)?;
+        Ok(dict)
+    }
+
+    /// The result that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        Ok(Self {
+            forgotten_count: wire.uint("forgotten_count")?,
+            cascade_count: wire.uint("cascade_count")?,
+            tombstone_count: wire.uint("tombstone_count")?,
+            truncated: wire.flag("truncated")?,
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "ForgetResult(forgotten_count={}, cascade_count={}, tombstone_count={}, truncated={})",
@@ -144,6 +167,35 @@ impl Tombstone {
     #[getter]
     fn content_sha256(&self) -> String {
         self.inner.content_sha256_hex()
+    }
+
+    /// This tombstone as a JSON-ready dict: every property but `id_hex`, the id as hex, the
+    /// kind as its value.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("id", self.inner.id.to_hex())?;
+        dict.set_item("entity_id", &self.inner.entity_id)?;
+        dict.set_item("kind", self.inner.kind.as_str())?;
+        dict.set_item("created_at", self.inner.created_at)?;
+        dict.set_item("forgotten_at", self.inner.forgotten_at)?;
+        dict.set_item("content_sha256", self.inner.content_sha256_hex())?;
+        Ok(dict)
+    }
+
+    /// The tombstone that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        Ok(Self {
+            inner: memory::Tombstone {
+                id: wire.id("id")?,
+                entity_id: wire.opt_text("entity_id")?,
+                kind: wire.kind("kind")?,
+                created_at: wire.uint("created_at")?,
+                forgotten_at: wire.uint("forgotten_at")?,
+                content_sha256: wire.sha256("content_sha256")?,
+            },
+        })
     }
 
     fn __repr__(&self) -> String {

@@ -3,10 +3,11 @@
 
 use hebbs_core::recall::{self, CausalDirection, Strategy, StrategyConfig};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict, PyType};
 
 use crate::errors::{invalid, to_py_err};
 use crate::types::{extract_edge_type, extract_id, EdgeType, RecallOutput, RecallResult};
+use crate::wire::Reader;
 
 /// Parses a list of `EdgeType`s or names; `field` names the argument.
 pub fn extract_edge_types(
@@ -188,6 +189,26 @@ impl PrimeOutput {
 impl PrimeOutput {
     fn __len__(&self) -> usize {
         self.results.len()
+    }
+
+    /// This output as a JSON-ready dict: results, temporal_count, similarity_count.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("results", RecallResult::list_to_wire(py, &self.results)?)?;
+        dict.set_item("temporal_count", self.temporal_count)?;
+        dict.set_item("similarity_count", self.similarity_count)?;
+        Ok(dict)
+    }
+
+    /// The output that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        Ok(Self {
+            results: RecallResult::list_from_wire(&wire, "results")?,
+            temporal_count: wire.uint("temporal_count")?,
+            similarity_count: wire.uint("similarity_count")?,
+        })
     }
 
     fn __repr__(&self) -> String {

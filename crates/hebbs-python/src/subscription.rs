@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use hebbs_core::subscribe::{SubscribePush as CorePush, SubscribeRequest};
 use hebbs_core::{RecvError, Subscription};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyType};
 
 use crate::detach::engine_call;
 use crate::errors::{invalid, invalid_type};
 use crate::types::Memory;
+use crate::wire::Reader;
 
 /// Longest a receive waits with the GIL released before it checks for pending signals.
 const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(100);
@@ -72,6 +74,31 @@ impl SubscribePush {
 
 #[pymethods]
 impl SubscribePush {
+    /// This push as a JSON-ready dict: the memory nested in its own shape (see
+    /// `Memory.to_dict`).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("subscription_id", self.subscription_id)?;
+        dict.set_item("memory", self.memory.get().to_wire(py)?)?;
+        dict.set_item("confidence", self.confidence)?;
+        dict.set_item("push_timestamp_us", self.push_timestamp_us)?;
+        dict.set_item("sequence_number", self.sequence_number)?;
+        Ok(dict)
+    }
+
+    /// The push that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        Ok(Self {
+            subscription_id: wire.uint("subscription_id")?,
+            memory: Py::new(wire.py(), Memory::from_wire(&wire.child("memory")?)?)?,
+            confidence: wire.float("confidence")?,
+            push_timestamp_us: wire.uint("push_timestamp_us")?,
+            sequence_number: wire.uint("sequence_number")?,
+        })
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "SubscribePush(subscription_id={}, sequence_number={}, confidence={:.4}, memory={})",

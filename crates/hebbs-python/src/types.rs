@@ -3,10 +3,11 @@
 use hebbs_core::{memory, recall, EdgeType as CoreEdgeType, MemoryId, MemoryKind as CoreKind};
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyType};
 
 use crate::errors::{invalid, invalid_type};
-use crate::json::map_to_dict;
+use crate::json::{dict_to_map, map_to_dict};
+use crate::wire::{list_of, Reader};
 
 /// Parses a memory id given as 16 bytes or 32 hex digits; `field` names the argument.
 pub fn extract_id(object: &Bound<'_, PyAny>, field: &str) -> PyResult<MemoryId> {
@@ -265,6 +266,52 @@ impl Memory {
             superseded: memory.superseded,
         })
     }
+
+    /// The wire shape (see [`crate::wire`]); the context is a copy.
+    pub fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("id", self.id.to_hex())?;
+        dict.set_item("content", &self.content)?;
+        dict.set_item("importance", self.importance)?;
+        let context = dict_to_map(self.context.bind(py), "context")?;
+        dict.set_item("context", map_to_dict(py, &context)?)?;
+        dict.set_item("entity_id", &self.entity_id)?;
+        dict.set_item("created_at", self.created_at)?;
+        dict.set_item("updated_at", self.updated_at)?;
+        dict.set_item("last_accessed_at", self.last_accessed_at)?;
+        dict.set_item("access_count", self.access_count)?;
+        dict.set_item("decay_score", self.decay_score)?;
+        dict.set_item("kind", CoreKind::from(self.kind).as_str())?;
+        dict.set_item("superseded", self.superseded)?;
+        let embedding = match &self.embedding {
+            Some(array) => Some(array.bind(py).call_method0("tolist")?),
+            None => None,
+        };
+        dict.set_item("embedding", embedding)?;
+        Ok(dict)
+    }
+
+    /// A memory from its wire shape.
+    pub fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        let py = wire.py();
+        Ok(Self {
+            id: wire.id("id")?,
+            content: wire.text("content")?,
+            importance: wire.float("importance")?,
+            context: map_to_dict(py, &wire.object("context")?)?,
+            entity_id: wire.opt_text("entity_id")?,
+            created_at: wire.uint("created_at")?,
+            updated_at: wire.uint("updated_at")?,
+            last_accessed_at: wire.uint("last_accessed_at")?,
+            access_count: wire.uint("access_count")?,
+            decay_score: wire.float("decay_score")?,
+            kind: wire.kind("kind")?.into(),
+            superseded: wire.flag("superseded")?,
+            embedding: wire
+                .vector("embedding")?
+                .map(|vector| PyArray1::from_vec(py, vector).into_any().unbind()),
+        })
+    }
 }
 
 #[pymethods]
@@ -279,6 +326,18 @@ impl Memory {
     #[getter]
     fn id_hex(&self) -> String {
         self.id.to_hex()
+    }
+
+    /// This memory as a JSON-ready dict: every property but `id_hex`, the id as hex, the kind
+    /// as its value, the embedding as a list of floats or None.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_wire(py)
+    }
+
+    /// The memory that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::from_wire(&Reader::top(data)?)
     }
 
     fn __repr__(&self) -> String {
@@ -413,8 +472,53 @@ impl From<recall::StrategyDetail> for StrategyDetail {
     }
 }
 
+impl StrategyDetail {
+    fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("strategy", self.strategy)?;
+        dict.set_item("relevance", self.relevance)?;
+        dict.set_item("distance", self.distance)?;
+        dict.set_item("timestamp", self.timestamp)?;
+        dict.set_item("rank", self.rank)?;
+        dict.set_item("depth", self.depth)?;
+        dict.set_item("embedding_similarity", self.embedding_similarity)?;
+        dict.set_item("structural_similarity", self.structural_similarity)?;
+        dict.set_item("dense_score", self.dense_score)?;
+        dict.set_item("bm25_score", self.bm25_score)?;
+        dict.set_item("rrf_score", self.rrf_score)?;
+        Ok(dict)
+    }
+
+    fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        Ok(Self {
+            strategy: wire.strategy("strategy")?.as_str(),
+            relevance: wire.float("relevance")?,
+            distance: wire.opt_float("distance")?,
+            timestamp: wire.opt_uint("timestamp")?,
+            rank: wire.opt_uint("rank")?,
+            depth: wire.opt_uint("depth")?,
+            embedding_similarity: wire.opt_float("embedding_similarity")?,
+            structural_similarity: wire.opt_float("structural_similarity")?,
+            dense_score: wire.opt_float("dense_score")?,
+            bm25_score: wire.opt_float("bm25_score")?,
+            rrf_score: wire.opt_float("rrf_score")?,
+        })
+    }
+}
+
 #[pymethods]
 impl StrategyDetail {
+    /// This detail as a JSON-ready dict of its properties.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_wire(py)
+    }
+
+    /// The detail that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::from_wire(&Reader::top(data)?)
+    }
+
     fn __repr__(&self) -> String {
         let mut parts = vec![
             format!("strategy={:?}", self.strategy),
@@ -459,8 +563,67 @@ pub struct RecallResult {
     pub expansion_context: Vec<Py<ExpansionEdge>>,
 }
 
+impl RecallResult {
+    fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("memory", self.memory.get().to_wire(py)?)?;
+        dict.set_item("score", self.score)?;
+        let details = list_of(py, &self.strategy_details, StrategyDetail::to_wire)?;
+        dict.set_item("strategy_details", details)?;
+        let context = list_of(py, &self.expansion_context, ExpansionEdge::to_wire)?;
+        dict.set_item("expansion_context", context)?;
+        Ok(dict)
+    }
+
+    fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        let py = wire.py();
+        Ok(Self {
+            memory: Py::new(py, Memory::from_wire(&wire.child("memory")?)?)?,
+            score: wire.float("score")?,
+            strategy_details: wire
+                .items("strategy_details")?
+                .iter()
+                .map(|item| Py::new(py, StrategyDetail::from_wire(item)?))
+                .collect::<PyResult<_>>()?,
+            expansion_context: wire
+                .items("expansion_context")?
+                .iter()
+                .map(|item| Py::new(py, ExpansionEdge::from_wire(item)?))
+                .collect::<PyResult<_>>()?,
+        })
+    }
+
+    /// The results under `key` of an output's wire shape.
+    pub fn list_from_wire(wire: &Reader<'_>, key: &str) -> PyResult<Vec<Py<Self>>> {
+        wire.items(key)?
+            .iter()
+            .map(|item| Py::new(wire.py(), Self::from_wire(item)?))
+            .collect()
+    }
+
+    /// The wire shape of `results`.
+    pub fn list_to_wire<'py>(
+        py: Python<'py>,
+        results: &[Py<Self>],
+    ) -> PyResult<Bound<'py, PyList>> {
+        list_of(py, results, Self::to_wire)
+    }
+}
+
 #[pymethods]
 impl RecallResult {
+    /// This result as a JSON-ready dict: memory, score, strategy_details and
+    /// expansion_context (`scores` is derived from them and not written).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_wire(py)
+    }
+
+    /// The result that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::from_wire(&Reader::top(data)?)
+    }
+
     /// `{"dense", "bm25", "rrf"}` from the strategies that set them, and `"final"`, the score.
     #[getter]
     fn scores(&self, py: Python<'_>) -> std::collections::BTreeMap<&'static str, f32> {
@@ -524,12 +687,48 @@ impl From<recall::ExpansionEdge> for ExpansionEdge {
     }
 }
 
+/// The values of `ExpansionEdge.direction`.
+const DIRECTIONS: [&str; 2] = ["outgoing", "incoming"];
+
+impl ExpansionEdge {
+    fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("edge_type", CoreEdgeType::from(self.edge_type).as_str())?;
+        dict.set_item("direction", self.direction)?;
+        dict.set_item("confidence", self.confidence)?;
+        dict.set_item("preview", &self.preview)?;
+        dict.set_item("neighbor_id", self.neighbor.to_hex())?;
+        Ok(dict)
+    }
+
+    fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        Ok(Self {
+            edge_type: wire.edge_type("edge_type")?.into(),
+            direction: wire.choice("direction", &DIRECTIONS)?,
+            confidence: wire.float("confidence")?,
+            preview: wire.text("preview")?,
+            neighbor: wire.id("neighbor_id")?,
+        })
+    }
+}
+
 #[pymethods]
 impl ExpansionEdge {
     /// The neighbour's id (16 bytes).
     #[getter]
     fn neighbor_id<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.neighbor.as_bytes())
+    }
+
+    /// This edge as a JSON-ready dict: the edge type as its value, the neighbour id as hex.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_wire(py)
+    }
+
+    /// The edge that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::from_wire(&Reader::top(data)?)
     }
 
     fn __repr__(&self) -> String {
@@ -556,8 +755,37 @@ pub struct StrategyError {
     pub field: Option<String>,
 }
 
+impl StrategyError {
+    fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("strategy", self.strategy)?;
+        dict.set_item("message", &self.message)?;
+        dict.set_item("field", &self.field)?;
+        Ok(dict)
+    }
+
+    fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        Ok(Self {
+            strategy: wire.strategy("strategy")?.as_str(),
+            message: wire.text("message")?,
+            field: wire.opt_text("field")?,
+        })
+    }
+}
+
 #[pymethods]
 impl StrategyError {
+    /// This error as a JSON-ready dict of its properties.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_wire(py)
+    }
+
+    /// The error that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::from_wire(&Reader::top(data)?)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "StrategyError(strategy={:?}, field={:?}, message={:?})",
@@ -632,6 +860,32 @@ impl RecallOutput {
     fn __len__(&self) -> usize {
         self.results.len()
     }
+
+    /// This output as a JSON-ready dict: results, strategy_errors, below_threshold.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("results", RecallResult::list_to_wire(py, &self.results)?)?;
+        let errors = list_of(py, &self.strategy_errors, StrategyError::to_wire)?;
+        dict.set_item("strategy_errors", errors)?;
+        dict.set_item("below_threshold", self.below_threshold)?;
+        Ok(dict)
+    }
+
+    /// The output that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        let py = wire.py();
+        Ok(Self {
+            results: RecallResult::list_from_wire(&wire, "results")?,
+            strategy_errors: wire
+                .items("strategy_errors")?
+                .iter()
+                .map(|item| Py::new(py, StrategyError::from_wire(item)?))
+                .collect::<PyResult<_>>()?,
+            below_threshold: wire.uint("below_threshold")?,
+        })
+    }
 }
 
 /// Health of the engine.
@@ -660,6 +914,28 @@ impl From<hebbs_core::HealthStatus> for HealthStatus {
 
 #[pymethods]
 impl HealthStatus {
+    /// This status as a JSON-ready dict of its properties.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("serving", self.serving)?;
+        dict.set_item("version", &self.version)?;
+        dict.set_item("memory_count", self.memory_count)?;
+        dict.set_item("uptime_seconds", self.uptime_seconds)?;
+        Ok(dict)
+    }
+
+    /// The status that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        Ok(Self {
+            serving: wire.flag("serving")?,
+            version: wire.text("version")?,
+            memory_count: wire.uint("memory_count")?,
+            uptime_seconds: wire.uint("uptime_seconds")?,
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "HealthStatus(serving={}, version={:?}, memory_count={}, uptime_seconds={})",

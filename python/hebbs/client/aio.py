@@ -1,0 +1,215 @@
+"""`AsyncHebbsClient`: :class:`hebbs.AsyncHebbs`' coroutines over HTTP, with
+``httpx.AsyncClient``.
+
+Each method is made from its :class:`~hebbs.client.operations.Operations` builder by one typed
+wrapper (:func:`_sent`), so its parameters, defaults and checks are the embedded ones; the
+arguments are checked when the coroutine runs, before anything is sent.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+import httpx
+
+from hebbs.client.answers import FIRST_ERROR_STATUS, decode_json, finish, remote_method
+from hebbs.client.errors import error_from_response, unavailable
+from hebbs.client.operations import OPERATIONS, Call, Operations
+from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
+from hebbs.client.sse import EventParser, stream_error, subscription_id
+from hebbs.client.subscription import AsyncRemoteSubscription
+from hebbs.client.sync import HebbsClient
+from hebbs.errors import ClosedError, RemoteUnsupportedError
+
+if sys.version_info >= (3, 10):
+    from typing import Concatenate, ParamSpec
+else:
+    from typing_extensions import Concatenate, ParamSpec
+
+if TYPE_CHECKING:
+    from hebbs.embedder import Embedder
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _sent(
+    operation: Callable[Concatenate[Operations, P], Call[R]],
+) -> Callable[Concatenate[AsyncHebbsClient, P], Coroutine[Any, Any, R]]:
+    """``operation`` as a coroutine method of :class:`AsyncHebbsClient` that sends its call."""
+
+    async def method(self: AsyncHebbsClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await self._send(operation(OPERATIONS, *args, **kwargs))
+
+    return remote_method(method, operation)
+
+
+def _streamed(
+    operation: Callable[Concatenate[Operations, P], Call[None]],
+) -> Callable[Concatenate[AsyncHebbsClient, P], Coroutine[Any, Any, AsyncRemoteSubscription]]:
+    """``subscribe`` as a coroutine method of :class:`AsyncHebbsClient`."""
+
+    async def method(
+        self: AsyncHebbsClient, /, *args: P.args, **kwargs: P.kwargs
+    ) -> AsyncRemoteSubscription:
+        return await self._stream(operation(OPERATIONS, *args, **kwargs))
+
+    return remote_method(method, operation, "AsyncRemoteSubscription")
+
+
+class AsyncHebbsClient:
+    """A hebbs server for asyncio, with the coroutines of :class:`hebbs.AsyncHebbs`.
+
+    ``AsyncHebbsClient(url)`` (or ``await AsyncHebbsClient.connect(url)``) where the embedded
+    code says ``await AsyncHebbs.open(path)``. Arguments as for :class:`HebbsClient`; use as an
+    async context manager or ``await close()``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._url = url.rstrip("/")
+        self._api_key = api_key
+        self._timeout = timeout
+        self._sync: HebbsClient | None = None
+        self._http = httpx.AsyncClient(
+            base_url=self._url,
+            headers=headers(api_key),
+            timeout=timeouts(timeout),
+            limits=limits(),
+            transport=transport,
+        )
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> AsyncHebbsClient:
+        """A client whose server answered :meth:`health` (see :meth:`HebbsClient.connect`)."""
+        client = cls(url, api_key, timeout=timeout, transport=transport)
+        try:
+            await client.health()
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        return self._url
+
+    @property
+    def sync(self) -> HebbsClient:
+        """A synchronous client of the same server with the same key (made on first use,
+        closed with this one)."""
+        if self._sync is None:
+            self._sync = HebbsClient(self._url, self._api_key, timeout=self._timeout)
+        return self._sync
+
+    @property
+    def embedder(self) -> Embedder:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError`."""
+        raise RemoteUnsupportedError("the embedder runs on the server: open hebbs.Hebbs for it")
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._http.is_closed
+
+    def _check_open(self) -> None:
+        if self._http.is_closed:
+            raise ClosedError("the client was closed")
+
+    async def _send(self, call: Call[R]) -> R:
+        self._check_open()
+        try:
+            response = await self._http.request(
+                call.method, call.path, params=call.params or None, json=call.body
+            )
+        except httpx.TransportError as error:
+            raise unavailable(self._url, error) from error
+        return finish(call, response.status_code, response.content, response.headers)
+
+    async def _stream(self, call: Call[None]) -> AsyncRemoteSubscription:
+        self._check_open()
+        request = self._http.build_request(
+            call.method, call.path, json=call.body, timeout=stream_timeouts(self._timeout)
+        )
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.TransportError as error:
+            raise unavailable(self._url, error) from error
+        try:
+            if response.status_code >= FIRST_ERROR_STATUS:
+                content = await response.aread()
+                raise error_from_response(
+                    response.status_code, decode_json(content), response.headers
+                )
+            lines = response.aiter_lines()
+            parser = EventParser()
+            event = None
+            async for line in lines:
+                event = parser.feed(line)
+                if event is not None:
+                    break
+            if event is not None:
+                failure = stream_error(event)
+                if failure is not None:
+                    raise failure
+            return AsyncRemoteSubscription(subscription_id(event), response, lines)
+        except httpx.TransportError as error:
+            await response.aclose()
+            raise unavailable(self._url, error) from error
+        except BaseException:
+            await response.aclose()
+            raise
+
+    remember = _sent(Operations.remember)
+    remember_many = _sent(Operations.remember_many)
+    get = _sent(Operations.get)
+    get_many = _sent(Operations.get_many)
+    recall = _sent(Operations.recall)
+    prime = _sent(Operations.prime)
+    revise = _sent(Operations.revise)
+    lineage = _sent(Operations.lineage)
+    add_edges = _sent(Operations.add_edges)
+    put_token_vectors = _sent(Operations.put_token_vectors)
+    get_token_vectors = _sent(Operations.get_token_vectors)
+    forget = _sent(Operations.forget)
+    forget_decayed = _sent(Operations.forget_decayed)
+    tombstone = _sent(Operations.tombstone)
+    tombstones = _sent(Operations.tombstones)
+    get_chat_context = _sent(Operations.get_chat_context)
+    list_orphans = _sent(Operations.list_orphans)
+    subscribe = _streamed(Operations.subscribe)
+    health = _sent(Operations.health)
+    optimize = _sent(Operations.optimize)
+    checkpoint = _sent(Operations.checkpoint)
+
+    async def close(self) -> None:
+        """Closes the pooled connections (and :attr:`sync`'s). Idempotent."""
+        await self._http.aclose()
+        if self._sync is not None:
+            self._sync.close()
+
+    async def __aenter__(self) -> AsyncHebbsClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"AsyncHebbsClient({self._url!r}, {state})"
