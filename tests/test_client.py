@@ -52,7 +52,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     script = Path(sys.executable).with_name("hebbs")
     if not script.exists():
         pytest.skip(f"the hebbs console script is not installed beside {sys.executable}")
-    command = [str(script), "serve", "--path", str(data), "--no-auth"]
+    command = [str(script), "serve", "--db", str(data), "--no-auth"]
     command += ["--host", "127.0.0.1", "--port", str(port)]
     log = (data / "server.log").open("wb")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
