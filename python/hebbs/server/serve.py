@@ -18,10 +18,8 @@ import uvicorn
 
 from hebbs.engine import EmbedderLike
 from hebbs.server.app import create_app
+from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
-#: The default address and port of ``hebbs serve`` (the reference product's REST port).
-DEFAULT_HOST: Final = "127.0.0.1"
-DEFAULT_PORT: Final = 6381
 #: Seconds open connections (subscription streams) get to finish on shutdown.
 SHUTDOWN_GRACE_S: Final = 5
 #: Seconds :class:`BackgroundServer` waits for the server to start.
