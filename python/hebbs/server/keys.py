@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Optional
 
+from hebbs.server.tenants import valid_tenant
+
 #: The key store's file name in the data directory.
 KEYS_FILE: Final = "keys.sqlite3"
 #: What every key starts with.
@@ -83,6 +85,8 @@ class KeyStore:
         """A new key for ``tenant`` with ``scope``: the key (shown once) and its record."""
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r} (expected {', '.join(SCOPES)})")
+        if not valid_tenant(tenant):
+            raise ValueError(f"invalid tenant name {tenant!r}")
         key = KEY_PREFIX + secrets.token_urlsafe(KEY_BYTES)
         now = time.time()
         info = KeyInfo(

@@ -10,6 +10,7 @@ events (see :func:`subscribe`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
@@ -293,7 +294,14 @@ async def subscribe(
         raise
     subscription = AsyncSubscription(native)
 
+    async def watch_disconnect() -> None:
+        """Ends the subscription as soon as the client goes away (not at the next write)."""
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        subscription.sync.close()
+
     async def events() -> AsyncIterator[bytes]:
+        watcher = asyncio.ensure_future(watch_disconnect())
         try:
             yield _event("subscribed", {"subscription_id": subscription.id})
             while True:
@@ -307,6 +315,7 @@ async def subscribe(
                     yield b": keepalive\n\n"
         finally:
             # Synchronous on purpose: a cancelled stream may not await.
+            watcher.cancel()
             subscription.sync.close()
             stack.close()
 
