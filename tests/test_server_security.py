@@ -6,6 +6,7 @@ bodies: 4xx with ``error_code`` and ``field``, never a 5xx, nothing written)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -222,31 +223,29 @@ def test_another_tenant_cannot_link_to_a_memory(bob: httpx.Client, secret: dict[
 def test_another_tenants_writes_are_not_pushed(
     setup: Setup, alice: httpx.Client, bob: httpx.Client
 ) -> None:
-    events: list[str] = []
+    """Alice writes a matching memory, then bob does: bob's stream's first push is his own."""
+    pushes: list[dict[str, Any]] = []
     subscribed = threading.Event()
-    listening = httpx.Client(base_url=setup.server.url, headers=bob.headers, timeout=10)
 
     def listen() -> None:
         body = {"cue": "launch codes rotated", "confidence_threshold": 0.5}
-        try:
-            with listening.stream("POST", "/v1/subscribe", json=body) as response:
-                for line in response.iter_lines():
-                    events.append(line)
+        with bob.stream("POST", "/v1/subscribe", json=body) as response:
+            for line in response.iter_lines():
+                if line == "event: subscribed":
                     subscribed.set()
-        except httpx.HTTPError:
-            pass  # the stream is cut when the test closes the client
+                elif line.startswith("data: ") and subscribed.is_set() and "memory" in line:
+                    pushes.append(json.loads(line.removeprefix("data: ")))
+                    return
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     assert subscribed.wait(5)
-    own = bob.post("/v1/memories", json={"content": "unrelated note of bob"})
-    alice.post("/v1/memories", json={"content": "launch codes rotated"})
-    time.sleep(0.5)
-    listening.close()
+    theirs = alice.post("/v1/memories", json={"content": "launch codes rotated"}).json()
+    own = bob.post("/v1/memories", json={"content": "launch codes rotated"}).json()
     listener.join(5)
-    assert own.status_code == 201
-    assert events[0] == "event: subscribed"
-    assert not any(line.startswith("event: push") for line in events)
+    assert not listener.is_alive()
+    assert [push["memory"]["id"] for push in pushes] == [own["id"]]
+    assert theirs["id"] != own["id"]
 
 
 @pytest.mark.parametrize(
