@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import shutil
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -372,3 +375,24 @@ def test_the_bundled_model_end_to_end(tmp_path: Path, embedder: Embedder) -> Non
             "/v1/recall", json={"cue": "a buyer asked for their money back", "top_k": 1}
         ).json()
     assert output["results"][0]["memory"]["content"].startswith("The customer wants a refund")
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_tls(tmp_path: Path, hash_embed: Embed) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    options = {"tls_cert": str(cert), "tls_key": str(key), "auth": False}
+    with BackgroundServer(tmp_path / "data", embedder=hash_embed, **options) as server:
+        assert server.url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(cert))
+        response = httpx.get(server.url + "/v1/health", verify=context)
+    assert response.status_code == 200
+    assert response.json()["serving"] is True

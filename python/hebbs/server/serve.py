@@ -88,7 +88,8 @@ class BackgroundServer:
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((DEFAULT_HOST, 0))
         self.port: int = self._sock.getsockname()[1]
-        self.url = f"http://{DEFAULT_HOST}:{self.port}"
+        scheme = "https" if options.get("tls_cert") else "http"
+        self.url = f"{scheme}://{DEFAULT_HOST}:{self.port}"
         settings = config(data_dir, host=DEFAULT_HOST, port=self.port, **options)
         self.app = settings.app
         self._server = uvicorn.Server(settings)
