@@ -1,10 +1,14 @@
-"""Shared fixtures: a fresh store per test, on the bundled embedder (loaded once per session)."""
+"""Shared fixtures: a fresh store per test, on the bundled embedder (loaded once per session),
+and :func:`word_hash_embed`, a small deterministic embedder for the server tests."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Callable
 
+import numpy as np
 import pytest
 
 import hebbs
@@ -20,3 +24,28 @@ def embedder() -> Embedder:
 def mem(tmp_path: Path, embedder: Embedder) -> Iterator[hebbs.Hebbs]:
     with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder) as engine:
         yield engine
+
+
+#: Dimension of :func:`word_hash_embed`.
+HASH_DIM = 64
+
+
+def word_hash_embed(texts: list[str]) -> np.ndarray:
+    """A small deterministic embedder: each word adds 1 at a position its hash picks, rows
+    normalised. Texts that share words are similar; no model is loaded."""
+    out = np.zeros((len(texts), HASH_DIM), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in text.lower().split():
+            digest = hashlib.blake2b(word.strip(".,?!").encode(), digest_size=4).digest()
+            out[row, int.from_bytes(digest, "little") % HASH_DIM] += 1.0
+        norm = float(np.linalg.norm(out[row]))
+        if norm == 0.0:
+            out[row, 0] = 1.0
+        else:
+            out[row] /= norm
+    return out
+
+
+@pytest.fixture(scope="session")
+def hash_embed() -> Callable[[list[str]], np.ndarray]:
+    return word_hash_embed

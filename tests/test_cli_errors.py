@@ -49,6 +49,11 @@ BAD_TIMES = ("abc", "-1", "", HUGE, "9" * 400 + "d", "1969-12-31", "tomorrow", S
 BAD_TEXT = ("", SURROGATE, "a" + SURROGATE)
 BAD_IDS = ("", "nothex", "0" * 31, "0" * 33, SURROGATE)
 MISSING_ID = "0" * 32
+BAD_TENANTS = ("", "../x", "Acme", "a" * 64, "a/b", "-a", ".", SURROGATE)
+BAD_DURATIONS = ("abc", "-1d", "0d", "", "1e5d", "999999999d", "30", SURROGATE)
+BAD_FILES = ("", "/nonexistent/cert.pem", SURROGATE)
+#: Commands whose subcommands take the flags (``keys create --tenant``).
+NESTED_COMMANDS = ("keys",)
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,13 @@ class Flag:
     flag: str | None
     name: str
     bad: tuple[str, ...]
+    #: Whether arbitrary values may be tried (not for ``serve``: a valid one starts a server).
+    fuzz: bool = True
+
+    @property
+    def command(self) -> str:
+        """The (sub)command the flag belongs to: ``recall``, ``keys create``."""
+        return " ".join(self.base[:2]) if self.base[0] in NESTED_COMMANDS else self.base[0]
 
     def argv(self, value: str) -> list[str]:
         if self.flag is None:
@@ -145,6 +157,19 @@ def flags(seed_id: str) -> list[Flag]:
         Flag(("chat-context",), None, "SESSION", BAD_TEXT),
         Flag(("chat-context", "s"), "--limit", "--limit", (*BAD_INTS, "0")),
         Flag(("orphans",), "--limit", "--limit", (*BAD_INTS, "0")),
+        Flag(("serve",), "--host", "--host", ("", " ", "a b", SURROGATE), fuzz=False),
+        Flag(("serve",), "--port", "--port", (*BAD_INTS, "65536"), fuzz=False),
+        Flag(("serve",), "--tls-cert", "--tls-cert", BAD_FILES, fuzz=False),
+        Flag(("serve",), "--tls-key", "--tls-key", BAD_FILES, fuzz=False),
+        Flag(("keys", "create", "--scope", "read"), "--tenant", "--tenant", BAD_TENANTS),
+        Flag(("keys", "create", "--tenant", "t"), "--scope", "--scope", ("god", "", SURROGATE)),
+        Flag(
+            ("keys", "create", "--tenant", "t", "--scope", "read"),
+            "--expires",
+            "--expires",
+            BAD_DURATIONS,
+        ),
+        Flag(("keys", "revoke"), None, "KEY_ID", (SURROGATE,)),
     ]
 
 
@@ -244,17 +269,39 @@ def test_bad_value_exits_2_naming_the_flag(store: Store, flag_id: str, value: st
     assert store.snapshot() == before
 
 
+def subcommand_parsers(
+    parser: argparse.ArgumentParser, prefix: str = ""
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every (sub)command's parser by its name, nested ones as ``keys create``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                command = f"{prefix} {name}".strip()
+                yield command, sub
+                yield from subcommand_parsers(sub, command)
+
+
 def test_every_value_flag_of_the_parser_is_covered(store: Store) -> None:
-    covered = {(flag.base[0], flag.name) for flag in flags(store.seed_id)}
-    commands = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    for command, sub in commands[0].choices.items():
+    covered = {(flag.command, flag.name) for flag in flags(store.seed_id)}
+    for command, sub in subcommand_parsers(build_parser()):
         if command in ("health", "demo"):
             continue
         for action in sub._actions:
-            if action.nargs == 0 or action.dest == "db":
+            if action.nargs in (0, argparse.PARSER) or action.dest == "db":
                 continue
             name = action.option_strings[-1] if action.option_strings else action.metavar
             assert (command, name) in covered, f"{command} {name} has no bad-input case"
+
+
+def test_serve_refuses_no_auth_on_a_public_host(store: Store) -> None:
+    run = store.run("serve", "--no-auth", "--host", "0.0.0.0")
+    assert_usage_error(run, "--no-auth")
+
+
+def test_serve_refuses_a_certificate_without_its_key(store: Store, tmp_path: Path) -> None:
+    cert = tmp_path / "cert.pem"
+    cert.write_text("not used")
+    assert_usage_error(store.run("serve", "--tls-cert", str(cert)), "--tls-cert")
 
 
 def test_demo_refuses_a_store_that_is_not_empty(store: Store) -> None:
@@ -297,9 +344,8 @@ NAMED_FIELD = re.compile(r"error: (?:argument |invalid )?(\S+?):")
 
 
 def argument_names(command: str) -> set[str]:
-    """The option strings and positional metavars of ``command``."""
-    commands = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    sub = commands[0].choices[command]
+    """The option strings and positional metavars of ``command`` (``keys create`` too)."""
+    sub = dict(subcommand_parsers(build_parser()))[command]
     names = {name for action in sub._actions for name in action.option_strings}
     return names | {a.metavar for a in sub._actions if not a.option_strings and a.metavar}
 
@@ -314,7 +360,7 @@ ANY_TEXT = st.text(
 )
 
 
-@pytest.mark.parametrize("flag_id", sorted({flag_id for flag_id, _ in bad_cases()}))
+@pytest.mark.parametrize("flag_id", sorted({str(flag) for flag in flags("SEED") if flag.fuzz}))
 @settings(
     max_examples=10,
     deadline=None,
@@ -331,6 +377,6 @@ def test_arbitrary_values_never_raise(fuzz_store: Store, flag_id: str, value: st
     if run.code == EXIT_USAGE:
         named = NAMED_FIELD.search(run.err)
         assert named is not None, run.err
-        assert set(named.group(1).split("/")) <= argument_names(flag.base[0]), run.err
+        assert set(named.group(1).split("/")) <= argument_names(flag.command), run.err
         with Hebbs.open(fuzz_store.path) as engine:
             assert engine.health().memory_count == count_before

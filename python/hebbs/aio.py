@@ -100,6 +100,7 @@ class AsyncHebbs:
     remember = _in_thread(Hebbs.remember)
     remember_many = _in_thread(Hebbs.remember_many)
     get = _in_thread(Hebbs.get)
+    get_many = _in_thread(Hebbs.get_many)
     recall = _in_thread(Hebbs.recall)
     prime = _in_thread(Hebbs.prime)
     revise = _in_thread(Hebbs.revise)

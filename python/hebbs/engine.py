@@ -47,6 +47,7 @@ from hebbs.api import (
     ChatContextRequest,
     ForgetDecayedRequest,
     ForgetRequest,
+    GetManyRequest,
     GetRequest,
     IdRequest,
     IdsRequest,
@@ -63,7 +64,7 @@ from hebbs.api import (
     to_scoring_weights,
 )
 from hebbs.embedder import Embedder, as_embedder
-from hebbs.errors import EmbeddingError, InvalidTypeError
+from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
 from hebbs.subscription import Subscription
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
@@ -207,6 +208,23 @@ class Hebbs:
         """The memory with ``id``; raises :class:`~hebbs.errors.NotFoundError`."""
         request = parse(GetRequest, locals())
         return self._native.get(request.id, include_embedding=request.include_embedding)
+
+    def get_many(
+        self, ids: Sequence[MemoryIdLike], include_embedding: bool = False
+    ) -> list[Memory | None]:
+        """The memories with ``ids``, in their order: None where one does not exist (a
+        malformed id still raises :class:`~hebbs.errors.InvalidInputError` naming
+        ``ids[i]``)."""
+        request = parse(GetManyRequest, locals())
+        found: list[Memory | None] = []
+        for index, id in enumerate(request.ids):
+            try:
+                found.append(self._native.get(id, include_embedding=request.include_embedding))
+            except NotFoundError:
+                found.append(None)
+            except InvalidInputError as error:
+                raise invalid(f"ids[{index}]", error.reason, type(error)) from None
+        return found
 
     def recall(
         self,

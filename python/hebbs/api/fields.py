@@ -1,6 +1,13 @@
 """The value types that request fields are made of, each checked once: text that UTF-8 can
 encode, ids, timestamps, float32 vectors, JSON objects, edges and strategy lists.
 
+Every type accepts its JSON form as well as the Python objects: an edge as
+``{"target": "<32 hex>", "edge_type": "caused_by", "confidence": 0.9}`` (an :class:`Edge` is
+built), a strategy as a name or ``{"strategy": "temporal", "entity_id": ..., "top_k": ...}`` (a
+:class:`RecallStrategyConfig` is built), a vector as a list of numbers, an id as 32 hex digits.
+The types whose Python form is an object carry a JSON schema of their JSON form
+(``WithJsonSchema``), so the server's OpenAPI document describes them.
+
 Each type checks what Python must know before the native module sees a value (its type, that it
 fits the native integer, that a string is encodable); the engine checks the rest (ranges,
 lengths, dimensions) and names the field the same way. A failed check raises pydantic's
@@ -14,17 +21,21 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Optional, Union
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BeforeValidator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from hebbs._native import (
+    DIRECTIONS,
     MAX_CONTENT_BYTES,
+    STRATEGIES,
     Edge,
     EdgeType,
+    HebbsError,
+    InvalidTypeError,
     MemoryKind,
     RecallStrategyConfig,
     ScoringWeights,
@@ -38,6 +49,23 @@ U64_MAX = 2**64 - 1
 I64_MAX = 2**63 - 1
 #: How deeply a JSON object (``context``, ``cue_context``) may nest.
 MAX_JSON_DEPTH = 64
+
+#: The names of the edge types and memory kinds, as their ``.value`` spells them.
+EDGE_TYPE_NAMES: tuple[str, ...] = tuple(
+    kind.value
+    for kind in (
+        EdgeType.CAUSED_BY,
+        EdgeType.RELATED_TO,
+        EdgeType.FOLLOWED_BY,
+        EdgeType.REVISED_FROM,
+        EdgeType.INSIGHT_FROM,
+    )
+)
+MEMORY_KIND_NAMES: tuple[str, ...] = tuple(
+    kind.value for kind in (MemoryKind.EPISODE, MemoryKind.INSIGHT, MemoryKind.REVISION)
+)
+#: A memory id in JSON: 32 hex digits.
+ID_PATTERN = "^[0-9a-fA-F]{32}$"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -207,10 +235,52 @@ def _json_object(value: object) -> dict[str, Any]:
     return result
 
 
+class _JsonForm(BaseModel):
+    """The JSON form of a native object: its constructor's arguments, unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+
+
+def _checked(model: type[_JsonForm], value: Mapping[str, Any]) -> dict[str, Any]:
+    """``value``'s keys checked by ``model``: the arguments it gives, or the first problem as a
+    ``hebbs_type`` / ``hebbs_value`` error whose reason names the key."""
+    try:
+        form = model.model_validate(dict(value))
+    except ValidationError as error:
+        detail = error.errors(include_url=False)[0]
+        key = ".".join(str(part) for part in detail["loc"])
+        kind = detail["type"]
+        if kind == "extra_forbidden":
+            raise wrong_type(f"no key {key!r}") from None
+        if kind == "missing":
+            raise wrong_type(f"the key {key!r}") from None
+        reason = f"{key}: {detail['msg']}"
+        if kind == "hebbs_type" or kind.endswith("_type"):
+            raise PydanticCustomError("hebbs_type", "{reason}", {"reason": reason}) from None
+        raise bad_value(reason) from None
+    return {name: getattr(form, name) for name in form.model_fields_set}
+
+
+def _native(build: Any, arguments: dict[str, Any]) -> Any:
+    """``build(**arguments)``, its input errors turned into field errors of this value."""
+    try:
+        return build(**arguments)
+    except HebbsError as error:
+        key = str(getattr(error, "field", "")).rsplit(".", 1)[-1]
+        key = "strategy" if key == "strategies" else key
+        reason = f"{key}: {getattr(error, 'reason', '') or error}"
+        if isinstance(error, InvalidTypeError):
+            raise PydanticCustomError("hebbs_type", "{reason}", {"reason": reason}) from None
+        raise bad_value(reason) from None
+
+
 def _edge(value: object) -> Edge:
-    if not isinstance(value, Edge):
-        raise wrong_type("an Edge")
-    return value
+    if isinstance(value, Edge):
+        return value
+    if not isinstance(value, Mapping):
+        raise wrong_type("an Edge or an object with target, edge_type and confidence")
+    edge: Edge = _native(Edge, _checked(_EdgeForm, value))
+    return edge
 
 
 def _name_or(kind: type) -> BeforeValidator:
@@ -231,8 +301,11 @@ def _strategies(value: object) -> object:
 def _strategy(value: object) -> str | RecallStrategyConfig:
     if isinstance(value, RecallStrategyConfig):
         return value
+    if isinstance(value, Mapping):
+        config: RecallStrategyConfig = _native(RecallStrategyConfig, _checked(_StrategyForm, value))
+        return config
     if not isinstance(value, str):
-        raise wrong_type("a strategy name or a RecallStrategyConfig")
+        raise wrong_type("a strategy name, a RecallStrategyConfig or an object with strategy")
     return _encodable(value)
 
 
@@ -251,6 +324,60 @@ def _path(value: object) -> str:
     return _encodable(path)
 
 
+_ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": ID_PATTERN}
+_EDGE_TYPE_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(EDGE_TYPE_NAMES)}
+_VECTOR_SCHEMA: dict[str, Any] = {"type": "array", "items": {"type": "number"}}
+_EDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "target": _ID_SCHEMA,
+        "edge_type": _EDGE_TYPE_SCHEMA,
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    },
+    "required": ["target", "edge_type"],
+    "additionalProperties": False,
+}
+_STRATEGY_NAME_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(STRATEGIES)}
+_STRATEGY_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        _STRATEGY_NAME_SCHEMA,
+        {
+            "type": "object",
+            "properties": {
+                "strategy": _STRATEGY_NAME_SCHEMA,
+                "entity_id": {"type": "string"},
+                "top_k": {"type": "integer", "minimum": 1},
+                "ef_search": {"type": "integer", "minimum": 1},
+                "time_range": {
+                    "type": "array",
+                    "items": {"type": ["integer", "null"]},
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+                "seed_memory_id": _ID_SCHEMA,
+                "edge_types": {"type": "array", "items": _EDGE_TYPE_SCHEMA},
+                "max_depth": {"type": "integer", "minimum": 1},
+                "direction": {"type": "string", "enum": list(DIRECTIONS)},
+                "analogical_alpha": {"type": "number", "minimum": 0, "maximum": 1},
+            },
+            "required": ["strategy"],
+            "additionalProperties": False,
+        },
+    ]
+}
+_WEIGHTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **{
+            name: {"type": "number"}
+            for name in ("w_relevance", "w_recency", "w_importance", "w_reinforcement")
+        },
+        "max_age_us": {"type": "integer", "minimum": 0},
+        "reinforcement_cap": {"type": "integer", "minimum": 0},
+    },
+    "additionalProperties": False,
+}
+
 Text = Annotated[str, BeforeValidator(_text)]
 Content = Annotated[str, BeforeValidator(_content)]
 Number = Annotated[float, BeforeValidator(_number)]
@@ -259,20 +386,26 @@ Micros = Annotated[int, BeforeValidator(_micros)]
 TimeRange = Annotated[tuple[int, int], BeforeValidator(_time_range)]
 Seconds = Annotated[float, BeforeValidator(_seconds)]
 PathField = Annotated[str, BeforeValidator(_path)]
-MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id)]
+MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
 IdList = Annotated[list[MemoryIdField], _list("ids")]
-Vector = Annotated[Any, BeforeValidator(_vector)]
+Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
 JsonObject = Annotated[dict[str, Any], BeforeValidator(_json_object)]
-EdgeList = Annotated[list[Annotated[Any, BeforeValidator(_edge)]], _list("Edge")]
-KindField = Annotated[Any, _name_or(MemoryKind)]
-EdgeTypeList = Annotated[list[Annotated[Any, _name_or(EdgeType)]], _list("edge types")]
+EdgeTypeName = Annotated[Any, _name_or(EdgeType), WithJsonSchema(_EDGE_TYPE_SCHEMA)]
+EdgeItem = Annotated[Any, BeforeValidator(_edge), WithJsonSchema(_EDGE_SCHEMA)]
+EdgeList = Annotated[list[EdgeItem], _list("Edge")]
+KindField = Annotated[
+    Any,
+    _name_or(MemoryKind),
+    WithJsonSchema({"type": "string", "enum": list(MEMORY_KIND_NAMES)}),
+]
+EdgeTypeList = Annotated[list[EdgeTypeName], _list("edge types")]
 StrategyList = Annotated[
-    tuple[Annotated[Any, BeforeValidator(_strategy)], ...],
+    tuple[Annotated[Any, BeforeValidator(_strategy), WithJsonSchema(_STRATEGY_SCHEMA)], ...],
     _list("strategy names or RecallStrategyConfig"),
     BeforeValidator(_strategies),
 ]
 #: ``scoring_weights``: a ScoringWeights as it is, or a dict checked by ``WeightsInput``.
-WeightsLike = Annotated[Any, BeforeValidator(_weights)]
+WeightsLike = Annotated[Any, BeforeValidator(_weights), WithJsonSchema(_WEIGHTS_SCHEMA)]
 #: A native ``usize`` / ``u64``.
 Count = Annotated[int, _integer(0, U64_MAX)]
 #: A native ``u32``.
@@ -280,16 +413,45 @@ Count32 = Annotated[int, _integer(0, U32_MAX)]
 #: A count that must be at least 1.
 Positive = Annotated[int, _integer(1, U64_MAX)]
 
+
+class _EdgeForm(_JsonForm):
+    """An edge in JSON (``Edge``'s arguments)."""
+
+    target: MemoryIdField
+    edge_type: EdgeTypeName
+    confidence: Optional[Number] = None
+
+
+class _StrategyForm(_JsonForm):
+    """A per-strategy config in JSON (``RecallStrategyConfig``'s arguments)."""
+
+    strategy: Text
+    entity_id: Optional[Text] = None
+    top_k: Optional[Count] = None
+    ef_search: Optional[Count] = None
+    time_range: Optional[TimeRange] = None
+    seed_memory_id: Optional[MemoryIdField] = None
+    edge_types: Optional[EdgeTypeList] = None
+    max_depth: Optional[Count] = None
+    direction: Optional[Text] = None
+    analogical_alpha: Optional[Number] = None
+
+
 __all__ = [
+    "EDGE_TYPE_NAMES",
     "I64_MAX",
+    "ID_PATTERN",
     "MAX_JSON_DEPTH",
+    "MEMORY_KIND_NAMES",
     "U32_MAX",
     "U64_MAX",
     "Content",
     "Count",
     "Count32",
+    "EdgeItem",
     "EdgeList",
     "EdgeTypeList",
+    "EdgeTypeName",
     "Flag",
     "IdList",
     "JsonObject",

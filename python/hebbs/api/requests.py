@@ -107,6 +107,11 @@ class IdsRequest(Request):
     ids: IdList
 
 
+class GetManyRequest(Request):
+    ids: IdList
+    include_embedding: Flag = False
+
+
 class WeightsInput(Request):
     """``scoring_weights`` given as a dict: each key one of :class:`ScoringWeights`' fields."""
 
@@ -152,8 +157,9 @@ class PrimeRequest(RankedRequest):
     max_memories: Count = DEFAULT_PRIME_MAX_MEMORIES
 
 
-class ReviseRequest(Request):
-    id: MemoryIdField
+class ReviseChanges(Request):
+    """What a revision changes (the body of the server's ``PUT /v1/memories/{id}``)."""
+
     content: Optional[Content] = None
     importance: Optional[Number] = None
     context: Optional[JsonObject] = None
@@ -161,9 +167,18 @@ class ReviseRequest(Request):
     entity_id: Optional[Text] = None
 
 
-class AddEdgesRequest(Request):
+class ReviseRequest(ReviseChanges):
     id: MemoryIdField
+
+
+class EdgesRequest(Request):
+    """The edges to add (the body of the server's ``POST /v1/memories/{id}/edges``)."""
+
     edges: EdgeList
+
+
+class AddEdgesRequest(EdgesRequest):
+    id: MemoryIdField
 
 
 class ForgetRequest(Request):

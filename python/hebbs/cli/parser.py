@@ -26,6 +26,8 @@ from hebbs._native import (
 from hebbs.cli import values
 from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
+from hebbs.server.keys import SCOPES
+from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
 #: Name of the program in help and error messages.
 PROG: Final = "hebbs"
@@ -53,6 +55,8 @@ examples:
   {PROG} forget --entity-id acme --purge
   {PROG} forget --older-than 90d --importance-below 0.3
   {PROG} demo
+  {PROG} keys create --db ./data --tenant acme --scope write --expires 30d
+  {PROG} serve --db ./data --port {DEFAULT_PORT}
 """
 
 
@@ -83,6 +87,8 @@ def build_parser() -> CliParser:
     _add_prime(commands)
     _add_sessions(commands)
     _add_demo(commands)
+    _add_serve(commands)
+    _add_keys(commands)
     return parser
 
 
@@ -429,4 +435,64 @@ def _add_demo(commands: argparse._SubParsersAction[CliParser]) -> None:
         db_help="store the sample here, an empty or new directory "
         "(default: a temporary directory, removed afterwards)",
         in_subcommand=True,
+    )
+
+
+def _add_serve(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "serve", "serve the REST API over --db (tenants and API keys)")
+    sub.add_argument(
+        "--host",
+        metavar="HOST",
+        type=values.host,
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default: {DEFAULT_HOST})",
+    )
+    sub.add_argument(
+        "--port",
+        metavar="N",
+        type=values.port,
+        default=DEFAULT_PORT,
+        help=f"port to listen on, 0 for any free one (default {DEFAULT_PORT})",
+    )
+    sub.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="serve the one tenant 'default' without API keys (loopback hosts only)",
+    )
+    sub.add_argument(
+        "--tls-cert", metavar="FILE", type=values.existing_file, help="serve HTTPS: certificate"
+    )
+    sub.add_argument(
+        "--tls-key", metavar="FILE", type=values.existing_file, help="serve HTTPS: private key"
+    )
+
+
+def _add_keys(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(commands, "keys", "create, list and revoke the server's API keys")
+    actions = sub.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    create = _subparser(actions, "create", "create an API key and print it (shown only once)")
+    create.add_argument(
+        "--tenant",
+        metavar="T",
+        type=values.tenant,
+        required=True,
+        help="the tenant the key belongs to (a-z, 0-9, _ and -)",
+    )
+    create.add_argument(
+        "--scope",
+        metavar="SCOPE",
+        choices=SCOPES,
+        required=True,
+        help=f"{', '.join(SCOPES)}: each includes the ones before",
+    )
+    create.add_argument(
+        "--expires",
+        metavar="DURATION",
+        type=values.duration,
+        help="lifetime such as 30d, 12h or 90m (default: never expires)",
+    )
+    _subparser(actions, "list", "list the API keys (never the keys themselves)")
+    revoke = _subparser(actions, "revoke", "revoke an API key")
+    revoke.add_argument(
+        "key_id", metavar="KEY_ID", type=values.unicode_text, help="the key_id to revoke"
     )

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands, lifecycle
+from hebbs.cli import commands, lifecycle, server
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
@@ -78,6 +78,8 @@ FIELD_FLAGS: Final = {
     "importance_below": "--importance-below",
     "kind": "--kind",
     "limit": "--limit",
+    "tenant": "--tenant",
+    "scope": "--scope",
 }
 #: Where a command spells an engine argument otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {
@@ -136,6 +138,10 @@ def _run(args: argparse.Namespace) -> CommandOutput:
     command: str = args.command
     if command == "demo":
         return demo(args)
+    if command == "serve":
+        return server.serve(args, database_path(args))
+    if command == "keys":
+        return server.keys(args, database_path(args))
     precheck = PRECHECKS.get(command)
     if precheck is not None:
         precheck(args)

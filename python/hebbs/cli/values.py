@@ -1,18 +1,21 @@
 """Parsers of single command-line values (``--edge``, ``--weights``, timestamps, ``--context``,
-fractions and counts). Each is an argparse ``type=`` function: it returns the parsed value or
-raises :class:`argparse.ArgumentTypeError`, which argparse reports with the option's name."""
+fractions and counts, and the server's durations, ports, hosts and tenants). Each is an
+argparse ``type=`` function: it returns the parsed value or raises
+:class:`argparse.ArgumentTypeError`, which argparse reports with the option's name."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final
 
 from hebbs import _native as native
+from hebbs.server.tenants import valid_tenant
 
 #: Separator inside ``--edge`` and ``--weights`` values.
 FIELD_SEPARATOR: Final = ":"
@@ -332,3 +335,61 @@ def to_micros(moment: datetime) -> int:
 def from_micros(micros: int) -> datetime:
     """The UTC datetime of microseconds since the epoch."""
     return EPOCH + micros * MICROSECOND
+
+
+#: The longest key lifetime ``--expires`` takes (about a hundred years).
+MAX_EXPIRY: Final = timedelta(days=36_525)
+#: The largest TCP port.
+MAX_PORT: Final = 65_535
+
+
+def duration(text: str) -> float:
+    """Seconds of a positive duration such as ``90m``, ``12h``, ``30d``, ``2w``."""
+    stripped = text.strip()
+    relative = _RELATIVE_TIME.match(stripped)
+    if not relative:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 30d, 12h or 90m")
+    amount, unit = relative.groups()
+    try:
+        span = float(amount) * RELATIVE_UNITS[unit]
+    except OverflowError:
+        span = MAX_EXPIRY * 2
+    if span > MAX_EXPIRY:
+        raise argparse.ArgumentTypeError(f"{stripped} is longer than {MAX_EXPIRY.days} days")
+    if span <= timedelta(0):
+        raise argparse.ArgumentTypeError(f"{stripped} is not positive")
+    return span.total_seconds()
+
+
+def port(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535."""
+    value = count(text)
+    if value > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"{value} is above {MAX_PORT}")
+    return value
+
+
+def host(text: str) -> str:
+    """A host name or address to listen on: non-empty, no spaces."""
+    checked = unicode_text(text)
+    if not checked or any(char.isspace() for char in checked):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a host name or address")
+    return checked
+
+
+def tenant(text: str) -> str:
+    """A tenant name: lower-case letters, digits, ``_`` and ``-``, at most 63."""
+    if not valid_tenant(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a tenant name (a-z, 0-9, _ and -, starting with a letter or "
+            "digit, at most 63)"
+        )
+    return text
+
+
+def existing_file(text: str) -> str:
+    """The path of a file that exists."""
+    checked = unicode_text(text)
+    if not checked or not os.path.isfile(checked):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file")
+    return checked

@@ -1,0 +1,81 @@
+"""``create_app``: the FastAPI application of ``hebbs serve``.
+
+FastAPI is the framework because the request models are pydantic v2 already: the model of each
+operation is at once the embedded API's validation, the server's JSON codec and its OpenAPI
+document (``/openapi.json``, ``/docs``). Data layout: ``DATA_DIR/keys.sqlite3`` (the API keys,
+see :mod:`hebbs.server.keys`) and ``DATA_DIR/tenants/<tenant>/`` (one store per tenant, see
+:mod:`hebbs.server.tenants`). Middleware, outermost first: metrics, then the body size limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+
+from hebbs import __version__
+from hebbs.engine import EmbedderLike
+from hebbs.server import errors, routes
+from hebbs.server.auth import AuthConfig
+from hebbs.server.keys import KeyStore
+from hebbs.server.limits import (
+    MAX_REQUEST_BYTES,
+    RATE_LIMIT_BURST,
+    RATE_LIMIT_PER_S,
+    BodyLimit,
+    TokenBuckets,
+)
+from hebbs.server.metrics import Metrics, MetricsMiddleware
+from hebbs.server.tenants import DEFAULT_MAX_OPEN_TENANTS, TenantStores
+
+
+def create_app(
+    data_dir: str | Path,
+    *,
+    auth: bool = True,
+    embedder: EmbedderLike = None,
+    max_open_tenants: int = DEFAULT_MAX_OPEN_TENANTS,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
+    rate_per_s: float = RATE_LIMIT_PER_S,
+    rate_burst: int = RATE_LIMIT_BURST,
+) -> FastAPI:
+    """The server app over ``data_dir``.
+
+    ``auth`` False serves the one tenant ``default`` without keys (``hebbs serve`` allows it
+    on a loopback host only). ``embedder`` embeds the texts of every tenant (None: the bundled
+    model, loaded on first use and shared by every store of the process). The limits default
+    to the named constants of :mod:`hebbs.server.limits` and :mod:`hebbs.server.tenants`.
+    """
+    root = Path(data_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    tenants = TenantStores(root, embedder, max_open=max_open_tenants)
+    keys = KeyStore(root) if auth else None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.ready = True
+        try:
+            yield
+        finally:
+            app.state.ready = False
+            tenants.close()
+            if keys is not None:
+                keys.close()
+
+    app = FastAPI(
+        title="hebbs",
+        version=__version__,
+        description="The hebbs memory engine over HTTP: one store per tenant, API keys.",
+        lifespan=lifespan,
+    )
+    app.state.ready = False
+    app.state.tenants = tenants
+    app.state.auth = AuthConfig(keys=keys, buckets=TokenBuckets(rate_per_s, rate_burst))
+    app.state.metrics = Metrics(lambda: tenants.open_count)
+    errors.install(app)
+    app.include_router(routes.router)
+    app.add_middleware(BodyLimit, limit=max_request_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    return app

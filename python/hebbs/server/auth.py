@@ -1,0 +1,77 @@
+"""Who is calling: ``Authorization: Bearer <key>`` resolved to a tenant and a scope.
+
+:func:`require` makes the FastAPI dependency of a scope: ``read`` for gets, recall, prime,
+listings, health and subscribe; ``write`` for remember, revise, forget and edges; ``admin``
+for the metrics. A missing, malformed, unknown, revoked or expired key is 401; a key whose
+scope is too weak is 403; a key over its rate is 429. The tenant comes from the key, never from
+the request. A server run without auth (loopback only) serves the tenant ``default`` to
+everyone, with every scope and no rate limit.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Final
+
+from fastapi import Request
+
+from hebbs.server.errors import forbidden, rate_limited, unauthorized
+from hebbs.server.keys import KeyStore
+from hebbs.server.limits import TokenBuckets
+from hebbs.server.tenants import DEFAULT_TENANT
+
+#: The scheme of the Authorization header.
+SCHEME: Final = "bearer"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The tenant a request acts on, and the key it came with (None without auth)."""
+
+    tenant: str
+    key_id: str | None
+
+
+@dataclass
+class AuthConfig:
+    """How the app authenticates: ``keys`` is None when auth is off."""
+
+    keys: KeyStore | None
+    buckets: TokenBuckets
+
+
+def authenticate(request: Request, scope: str) -> Caller:
+    """The caller of ``request`` if its key grants ``scope``; raises the 401/403/429."""
+    config: AuthConfig = request.app.state.auth
+    if config.keys is None:
+        return Caller(DEFAULT_TENANT, None)
+    header = request.headers.get("authorization")
+    if header is None:
+        raise unauthorized("an API key is required: Authorization: Bearer <key>")
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() != SCHEME or not key.strip():
+        raise unauthorized("the Authorization header must be 'Bearer <key>'")
+    info = config.keys.lookup(key.strip())
+    if info is None:
+        raise unauthorized("unknown API key")
+    if info.revoked_at is not None:
+        raise unauthorized("this API key was revoked")
+    if info.expired(time.time()):
+        raise unauthorized("this API key has expired")
+    if not info.grants(scope):
+        raise forbidden(f"this API key's scope is {info.scope}; this call needs {scope}")
+    wait = config.buckets.take(info.key_id)
+    if wait:
+        raise rate_limited(wait)
+    return Caller(info.tenant, info.key_id)
+
+
+def require(scope: str) -> Callable[..., Any]:
+    """The FastAPI dependency that authenticates a request for ``scope``."""
+
+    def dependency(request: Request) -> Caller:
+        return authenticate(request, scope)
+
+    dependency.__name__ = f"require_{scope}"
+    return dependency

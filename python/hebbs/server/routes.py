@@ -1,0 +1,326 @@
+"""The REST routes, all under ``/v1/``: one handler per operation, its body the operation's
+request model (:mod:`hebbs.api.requests`), its answer the JSON of the native result
+(:mod:`hebbs.api.responses`). Each handler leases its caller's tenant store for the call; the
+engine releases the GIL, so the handlers are plain functions run in the worker threads.
+
+The reference server's shorter paths are aliases: ``POST /v1/recall``, ``/v1/prime``,
+``/v1/forget`` and ``PUT /v1/revise/{id}``. ``POST /v1/subscribe`` is a stream of server-sent
+events (see :func:`subscribe`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any, Final, Optional
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from hebbs.api import (
+    EdgesRequest,
+    ForgetRequest,
+    GetManyRequest,
+    PrimeRequest,
+    RecallRequest,
+    RememberManyRequest,
+    RememberRequest,
+    ReviseChanges,
+    SubscribeRequest,
+)
+from hebbs.api.requests import Request as ApiRequest
+from hebbs.api.responses import (
+    ForgetResultOut,
+    HealthStatusOut,
+    JsonObject,
+    MemoryOut,
+    PrimeOutputOut,
+    RecallOutputOut,
+    TombstoneOut,
+    encode_forget_result,
+    encode_health_status,
+    encode_memories,
+    encode_memory,
+    encode_optional_memories,
+    encode_prime_output,
+    encode_recall_output,
+    encode_subscribe_push,
+    encode_tombstone,
+)
+from hebbs.engine import Hebbs
+from hebbs.errors import NotFoundError
+from hebbs.server.auth import Caller, require
+from hebbs.server.errors import not_ready
+from hebbs.server.metrics import CONTENT_TYPE
+from hebbs.subscription import AsyncSubscription
+
+#: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
+#: is also how a vanished client is noticed).
+SSE_KEEPALIVE_S: Final = 10.0
+#: The media type of the subscription stream.
+SSE_MEDIA_TYPE: Final = "text/event-stream"
+
+READ = Depends(require("read"))
+WRITE = Depends(require("write"))
+ADMIN = Depends(require("admin"))
+
+router = APIRouter(prefix="/v1")
+
+
+@contextmanager
+def _store(request: Request, caller: Caller) -> Iterator[Hebbs]:
+    with request.app.state.tenants.lease(caller.tenant) as engine:
+        yield engine
+
+
+def _given(body: ApiRequest) -> dict[str, Any]:
+    """The fields the body set (the others keep the engine's defaults)."""
+    return {name: getattr(body, name) for name in body.model_fields_set}
+
+
+def _json(payload: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(payload, status_code=status)
+
+
+def _optional(name: str, value: Any) -> dict[str, Any]:
+    return {} if value is None else {name: value}
+
+
+@router.post("/memories", status_code=201, response_model=MemoryOut, tags=["memories"])
+def remember(body: RememberRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Stores one memory (embedded with the store's embedder unless ``embedding`` is given)."""
+    with _store(request, caller) as engine:
+        return _json(encode_memory(engine.remember(**_given(body))), 201)
+
+
+@router.post("/memories/bulk", status_code=201, response_model=list[MemoryOut], tags=["memories"])
+def remember_many(body: RememberManyRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Stores many memories in one embedding batch and one atomic write (all or nothing)."""
+    items = [_given(item) for item in body.items]
+    with _store(request, caller) as engine:
+        return _json(encode_memories(engine.remember_many(items)), 201)
+
+
+@router.post("/memories/batch", response_model=list[Optional[MemoryOut]], tags=["memories"])
+def get_many(body: GetManyRequest, request: Request, caller: Caller = READ) -> Response:
+    """The memories with ``ids`` in their order, null where one does not exist."""
+    with _store(request, caller) as engine:
+        return _json(encode_optional_memories(engine.get_many(**_given(body))))
+
+
+def _recall(body: RecallRequest, request: Request, caller: Caller) -> Response:
+    with _store(request, caller) as engine:
+        return _json(encode_recall_output(engine.recall(**_given(body))))
+
+
+@router.post("/memories/recall", response_model=RecallOutputOut, tags=["recall"])
+def recall(body: RecallRequest, request: Request, caller: Caller = READ) -> Response:
+    """Recalls memories with one or more strategies, ranked by the composite score."""
+    return _recall(body, request, caller)
+
+
+@router.post("/recall", response_model=RecallOutputOut, tags=["aliases"])
+def recall_alias(body: RecallRequest, request: Request, caller: Caller = READ) -> Response:
+    """The reference server's path of ``POST /v1/memories/recall``."""
+    return _recall(body, request, caller)
+
+
+def _prime(body: PrimeRequest, request: Request, caller: Caller) -> Response:
+    with _store(request, caller) as engine:
+        return _json(encode_prime_output(engine.prime(**_given(body))))
+
+
+@router.post("/memories/prime", response_model=PrimeOutputOut, tags=["recall"])
+def prime(body: PrimeRequest, request: Request, caller: Caller = READ) -> Response:
+    """An entity's recent memories blended with those nearest the cue."""
+    return _prime(body, request, caller)
+
+
+@router.post("/prime", response_model=PrimeOutputOut, tags=["aliases"])
+def prime_alias(body: PrimeRequest, request: Request, caller: Caller = READ) -> Response:
+    """The reference server's path of ``POST /v1/memories/prime``."""
+    return _prime(body, request, caller)
+
+
+def _forget(body: ForgetRequest, request: Request, caller: Caller) -> Response:
+    with _store(request, caller) as engine:
+        return _json(encode_forget_result(engine.forget(**_given(body))))
+
+
+@router.post("/memories/forget", response_model=ForgetResultOut, tags=["memories"])
+def forget(body: ForgetRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Forgets the memories the AND-combined selectors pick, leaving tombstones."""
+    return _forget(body, request, caller)
+
+
+@router.post("/forget", response_model=ForgetResultOut, tags=["aliases"])
+def forget_alias(body: ForgetRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """The reference server's path of ``POST /v1/memories/forget``."""
+    return _forget(body, request, caller)
+
+
+@router.get("/memories/{id}", response_model=MemoryOut, tags=["memories"])
+def get(
+    id: str, request: Request, include_embedding: bool = False, caller: Caller = READ
+) -> Response:
+    """One memory; 404 if it does not exist."""
+    with _store(request, caller) as engine:
+        return _json(encode_memory(engine.get(id, include_embedding=include_embedding)))
+
+
+def _revise(id: str, body: ReviseChanges, request: Request, caller: Caller) -> Response:
+    with _store(request, caller) as engine:
+        return _json(encode_memory(engine.revise(id, **_given(body))))
+
+
+@router.put("/memories/{id}", response_model=MemoryOut, tags=["memories"])
+def revise(id: str, body: ReviseChanges, request: Request, caller: Caller = WRITE) -> Response:
+    """Stores a revision that supersedes memory ``id`` and returns it."""
+    return _revise(id, body, request, caller)
+
+
+@router.put("/revise/{id}", response_model=MemoryOut, tags=["aliases"])
+def revise_alias(
+    id: str, body: ReviseChanges, request: Request, caller: Caller = WRITE
+) -> Response:
+    """The reference server's path of ``PUT /v1/memories/{id}``."""
+    return _revise(id, body, request, caller)
+
+
+@router.get("/memories/{id}/lineage", response_model=list[MemoryOut], tags=["memories"])
+def lineage(id: str, request: Request, caller: Caller = READ) -> Response:
+    """The revision chain through ``id``, oldest first."""
+    with _store(request, caller) as engine:
+        return _json(encode_memories(engine.lineage(id)))
+
+
+@router.post("/memories/{id}/edges", status_code=204, tags=["memories"])
+def add_edges(id: str, body: EdgesRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Adds edges from memory ``id`` (all or nothing); 204 with no body."""
+    with _store(request, caller) as engine:
+        engine.add_edges(id, body.edges)
+    return Response(status_code=204)
+
+
+@router.get("/sessions/{id}/context", response_model=list[MemoryOut], tags=["listings"])
+def chat_context(
+    id: str, request: Request, limit: Optional[int] = None, caller: Caller = READ
+) -> Response:
+    """The memories conversation ``id`` touched, in the order of their first touch."""
+    with _store(request, caller) as engine:
+        return _json(encode_memories(engine.get_chat_context(id, **_optional("limit", limit))))
+
+
+@router.get("/orphans", response_model=list[MemoryOut], tags=["listings"])
+def orphans(request: Request, limit: Optional[int] = None, caller: Caller = READ) -> Response:
+    """Memories with no edge in either direction, newest first."""
+    with _store(request, caller) as engine:
+        return _json(encode_memories(engine.list_orphans(**_optional("limit", limit))))
+
+
+@router.get("/tombstones", response_model=list[TombstoneOut], tags=["listings"])
+def tombstones(
+    request: Request,
+    after: Optional[str] = None,
+    limit: Optional[int] = None,
+    caller: Caller = READ,
+) -> Response:
+    """A page of tombstones in id order; pass the last id as ``after`` for the next."""
+    with _store(request, caller) as engine:
+        found = engine.tombstones(after=after, **_optional("limit", limit))
+        return _json([encode_tombstone(tombstone) for tombstone in found])
+
+
+@router.get("/tombstones/{id}", response_model=TombstoneOut, tags=["listings"])
+def tombstone(id: str, request: Request, caller: Caller = READ) -> Response:
+    """The tombstone of forgotten memory ``id``; 404 if there is none."""
+    with _store(request, caller) as engine:
+        found = engine.tombstone(id)
+    if found is None:
+        raise NotFoundError(f"no tombstone for {id}")
+    return _json(encode_tombstone(found))
+
+
+@router.get("/health", response_model=HealthStatusOut, tags=["health"])
+def health(request: Request, caller: Caller = READ) -> Response:
+    """The caller's store: serving state, version, memory count and uptime."""
+    with _store(request, caller) as engine:
+        return _json(encode_health_status(engine.health()))
+
+
+@router.get("/health/live", tags=["health"])
+def live() -> JsonObject:
+    """200 while the process answers (no key needed)."""
+    return {"live": True}
+
+
+@router.get("/health/ready", tags=["health"])
+def ready(request: Request) -> JsonObject:
+    """200 once the server has started and until it shuts down, else 503 (no key needed)."""
+    if not request.app.state.ready:
+        raise not_ready("the server is starting or shutting down")
+    return {"ready": True}
+
+
+@router.get("/metrics", tags=["health"], response_class=Response)
+def metrics(request: Request, caller: Caller = ADMIN) -> Response:
+    """Prometheus metrics in the text format (an admin key when auth is on)."""
+    return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)
+
+
+def _event(name: str, data: JsonObject, event_id: int | None = None) -> bytes:
+    head = f"event: {name}\n" + ("" if event_id is None else f"id: {event_id}\n")
+    return (head + f"data: {json.dumps(data, separators=(',', ':'))}\n\n").encode()
+
+
+@router.post("/subscribe", tags=["subscribe"], response_class=StreamingResponse)
+async def subscribe(
+    body: SubscribeRequest, request: Request, caller: Caller = READ
+) -> StreamingResponse:
+    """A standing query as server-sent events: first ``event: subscribed`` with
+    ``{"subscription_id": N}``, then one ``event: push`` (``id:`` its sequence number, data the
+    SubscribePush) per new matching memory, a ``: keepalive`` comment every
+    :data:`SSE_KEEPALIVE_S` seconds without one, and ``event: end`` if the store closes. The
+    native subscription is closed when the client disconnects."""
+    stack = ExitStack()
+    try:
+        engine = stack.enter_context(_store(request, caller))
+        native = await run_in_threadpool(engine.subscribe, **_given(body))
+    except BaseException:
+        stack.close()
+        raise
+    subscription = AsyncSubscription(native)
+
+    async def watch_disconnect() -> None:
+        """Ends the subscription as soon as the client goes away (not at the next write)."""
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        subscription.sync.close()
+
+    async def events() -> AsyncIterator[bytes]:
+        watcher = asyncio.ensure_future(watch_disconnect())
+        try:
+            yield _event("subscribed", {"subscription_id": subscription.id})
+            while True:
+                push = await subscription.next(timeout=SSE_KEEPALIVE_S)
+                if push is not None:
+                    yield _event("push", encode_subscribe_push(push), push.sequence_number)
+                elif subscription.closed:
+                    yield _event("end", {"subscription_id": subscription.id})
+                    return
+                else:
+                    yield b": keepalive\n\n"
+        finally:
+            # Synchronous on purpose: a cancelled stream may not await.
+            watcher.cancel()
+            subscription.sync.close()
+            stack.close()
+
+    return StreamingResponse(
+        events(),
+        media_type=SSE_MEDIA_TYPE,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,11 @@
+"""The server defaults that the command line reads without the ``server`` extra installed:
+the address and port ``hebbs serve`` listens on."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The default address of ``hebbs serve`` (this machine only).
+DEFAULT_HOST: Final = "127.0.0.1"
+#: The default port of ``hebbs serve`` (the reference product's REST port).
+DEFAULT_PORT: Final = 6381

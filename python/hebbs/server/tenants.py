@@ -1,0 +1,122 @@
+"""The tenants' stores: one :class:`~hebbs.Hebbs` per tenant in ``DATA_DIR/tenants/<name>``,
+opened on first use, at most :data:`DEFAULT_MAX_OPEN_TENANTS` kept open (least recently used
+closed first), all closed on shutdown.
+
+A request holds a *lease* on its tenant's store for as long as it uses it (a subscription's
+stream for its whole life), and a leased store is never closed: when every open store is
+leased, the bound is exceeded until leases end. Tenant names match :data:`TENANT_NAME` (lower
+case letters, digits, ``_`` and ``-``, starting with a letter or digit, at most 63), so a name
+is always one directory under ``tenants/`` and never a path trick.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+from hebbs.engine import EmbedderLike, Hebbs
+from hebbs.errors import ClosedError
+
+LOG = logging.getLogger("hebbs.server")
+
+#: What a tenant name must match.
+TENANT_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
+#: The folder of the tenants' stores in the data directory.
+TENANTS_DIR: Final = "tenants"
+#: The tenant of a server run with ``--no-auth``.
+DEFAULT_TENANT: Final = "default"
+#: Stores kept open at once (the least recently used idle one is closed past it).
+DEFAULT_MAX_OPEN_TENANTS: Final = 64
+
+
+def valid_tenant(name: str) -> bool:
+    return TENANT_NAME.fullmatch(name) is not None
+
+
+class _Open:
+    def __init__(self, engine: Hebbs) -> None:
+        self.engine = engine
+        self.leases = 0
+
+
+class TenantStores:
+    """The open stores of one data directory. Safe to share between threads."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        embedder: EmbedderLike,
+        *,
+        max_open: int = DEFAULT_MAX_OPEN_TENANTS,
+    ) -> None:
+        if max_open < 1:
+            raise ValueError("max_open must be at least 1")
+        self.root = Path(data_dir) / TENANTS_DIR
+        self.embedder = embedder
+        self.max_open = max_open
+        self._open: OrderedDict[str, _Open] = OrderedDict()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def open_count(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+    @contextmanager
+    def lease(self, tenant: str) -> Iterator[Hebbs]:
+        """The store of ``tenant``, opened if needed, kept open until the block ends."""
+        entry = self._acquire(tenant)
+        try:
+            yield entry.engine
+        finally:
+            with self._lock:
+                entry.leases -= 1
+
+    def _acquire(self, tenant: str) -> _Open:
+        if not valid_tenant(tenant):
+            raise ValueError(f"invalid tenant name {tenant!r}")
+        with self._lock:
+            if self._closed:
+                raise ClosedError("the server is shutting down")
+            entry = self._open.get(tenant)
+            if entry is None:
+                self.root.mkdir(parents=True, exist_ok=True)
+                entry = _Open(Hebbs.open(self.root / tenant, embedder=self.embedder))
+                self._open[tenant] = entry
+                LOG.info("opened the store of tenant %s", tenant)
+            self._open.move_to_end(tenant)
+            entry.leases += 1
+            self._evict()
+            return entry
+
+    def _evict(self) -> None:
+        """Closes idle stores, least recently used first, while more than the bound are open."""
+        excess = len(self._open) - self.max_open
+        for name in list(self._open):
+            if excess <= 0:
+                break
+            entry = self._open[name]
+            if entry.leases == 0:
+                del self._open[name]
+                entry.engine.close()
+                LOG.info("closed the idle store of tenant %s", name)
+                excess -= 1
+
+    def close(self) -> None:
+        """Closes every store; later leases raise :class:`~hebbs.errors.ClosedError`."""
+        with self._lock:
+            self._closed = True
+            entries = list(self._open.items())
+            self._open.clear()
+        for name, entry in entries:
+            try:
+                entry.engine.close()
+            except Exception:
+                LOG.exception("closing the store of tenant %s failed", name)
