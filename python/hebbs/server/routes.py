@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from hebbs.api import (
     EdgesRequest,
+    ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
     PrimeRequest,
@@ -160,6 +161,15 @@ def forget(body: ForgetRequest, request: Request, caller: Caller = WRITE) -> Res
 def forget_alias(body: ForgetRequest, request: Request, caller: Caller = WRITE) -> Response:
     """The reference server's path of ``POST /v1/memories/forget``."""
     return _forget(body, request, caller)
+
+
+@router.post("/memories/forget_decayed", response_model=ForgetResultOut, tags=["memories"])
+def forget_decayed(
+    body: ForgetDecayedRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Forgets up to ``limit`` memories whose decay score is below ``floor``."""
+    with _store(request, caller) as engine:
+        return _json(encode_forget_result(engine.forget_decayed(**_given(body))))
 
 
 @router.get("/memories/{id}", response_model=MemoryOut, tags=["memories"])
