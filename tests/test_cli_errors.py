@@ -52,6 +52,30 @@ MISSING_ID = "0" * 32
 BAD_TENANTS = ("", "../x", "Acme", "a" * 64, "a/b", "-a", ".", SURROGATE)
 BAD_DURATIONS = ("abc", "-1d", "0d", "", "1e5d", "999999999d", "30", SURROGATE)
 BAD_FILES = ("", "/nonexistent/cert.pem", SURROGATE)
+BAD_URLS = (
+    "",
+    "127.0.0.1:6381",
+    "ftp://host",
+    "http://",
+    "http://host:99999",
+    "http://host:port",
+    "http://a b",
+    SURROGATE,
+)
+#: Never echoed: a message names ``--api-key``, never its value.
+BAD_KEYS = ("", "hb key", "hb_\u00e9", "\x00", "k" * 257, SURROGATE)
+#: A command line that reaches each data command's own flags (which take --url and --api-key).
+DATA_COMMANDS = (
+    ("remember", "x"),
+    ("recall", "x"),
+    ("get", MISSING_ID),
+    ("revise", MISSING_ID, "--content", "y"),
+    ("forget", MISSING_ID),
+    ("health",),
+    ("prime", "e"),
+    ("chat-context", "s"),
+    ("orphans",),
+)
 #: Commands whose subcommands take the flags (``keys create --tenant``).
 NESTED_COMMANDS = ("keys",)
 
@@ -170,7 +194,23 @@ def flags(seed_id: str) -> list[Flag]:
             BAD_DURATIONS,
         ),
         Flag(("keys", "revoke"), None, "KEY_ID", (SURROGATE,)),
+        *remote_flags(),
     ]
+
+
+def remote_flags() -> list[Flag]:
+    """``--url`` and ``--api-key`` of every data command. One parser function adds them to
+    all, so the first command gets every bad value and the fuzz, the others one value each.
+    With ``--db`` given, a valid value is a usage error too: no test here reaches a server."""
+    first, *others = DATA_COMMANDS
+    found = [
+        Flag(first, "--url", "--url", BAD_URLS),
+        Flag(first, "--api-key", "--api-key", BAD_KEYS),
+    ]
+    for base in others:
+        found.append(Flag(base, "--url", "--url", BAD_URLS[2:3], fuzz=False))
+        found.append(Flag(base, "--api-key", "--api-key", BAD_KEYS[1:2], fuzz=False))
+    return found
 
 
 @dataclass(frozen=True)
@@ -266,6 +306,8 @@ def test_bad_value_exits_2_naming_the_flag(store: Store, flag_id: str, value: st
     before = store.snapshot()
     run = store.run(*flag.argv(value))
     assert_usage_error(run, flag.name)
+    if flag.name == "--api-key" and value:
+        assert value not in run.err
     assert store.snapshot() == before
 
 
@@ -284,7 +326,7 @@ def subcommand_parsers(
 def test_every_value_flag_of_the_parser_is_covered(store: Store) -> None:
     covered = {(flag.command, flag.name) for flag in flags(store.seed_id)}
     for command, sub in subcommand_parsers(build_parser()):
-        if command in ("health", "demo"):
+        if command == "demo":
             continue
         for action in sub._actions:
             if action.nargs in (0, argparse.PARSER) or action.dest == "db":

@@ -172,3 +172,37 @@ def test_every_help_default_follows_its_constant(monkeypatch: pytest.MonkeyPatch
         if isinstance(default, (int, float)) and not isinstance(default, bool):
             assert default in numeric, f"{command} {action.dest} default {default!r}"
     assert checked >= 8
+
+
+CLIENT_DOC = ROOT / "docs" / "client.md"
+#: The commands that work on a directory only, without ``--url``.
+DIRECTORY_COMMANDS = {"serve", "keys", "demo"}
+
+
+def cli_server_section() -> str:
+    text = CLIENT_DOC.read_text(encoding="utf-8")
+    return text.split("## The command line against a server", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_data_command_takes_url_and_the_client_doc_names_it() -> None:
+    taking: set[str] = set()
+    for name, sub in subcommands(cli_parser.build_parser()).items():
+        options = {flag for action in sub._actions for flag in action.option_strings}
+        if "--url" in options:
+            assert "--api-key" in options, name
+            taking.add(name)
+    assert taking == set(subcommands(cli_parser.build_parser())) - DIRECTORY_COMMANDS
+    section = cli_server_section()
+    listing = re.search(r"\(([^)]*)\)", section)
+    assert listing is not None
+    assert set(re.findall(r"`([a-z-]+)`", listing.group(1))) == taking
+    for directory_only in DIRECTORY_COMMANDS:
+        assert f"`{directory_only}`" in section
+
+
+def test_the_client_doc_exit_codes_are_the_cli_constants() -> None:
+    from hebbs.cli import errors
+
+    rows = re.findall(r"^\| (\d+) \| ", cli_server_section(), flags=re.MULTILINE)
+    constants = {value for name, value in vars(errors).items() if name.startswith("EXIT_")}
+    assert {int(code) for code in rows} == constants

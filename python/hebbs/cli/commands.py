@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
@@ -19,8 +19,10 @@ from hebbs._native import (
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
 from hebbs.cli.values import DEFAULT_DIRECTION, EdgeSpec, Weights
-from hebbs.engine import Hebbs
 from hebbs.types import Edge, Memory, RecallOutput, ScoringWeights
+
+if TYPE_CHECKING:
+    from hebbs.cli.store import Store
 
 #: Strategy used when a recall has a cue and names none.
 CUE_STRATEGY = "similarity"
@@ -82,7 +84,7 @@ class RecallQuery:
         )
 
 
-def remember(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def remember(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Stores one memory; prints its id and a summary."""
     edge_specs: list[EdgeSpec] = args.edges
     edges = [Edge(spec.target, spec.edge_type, spec.confidence) for spec in edge_specs]
@@ -114,7 +116,7 @@ def check_time_range(strategies: Sequence[str], since: int | None, until: int | 
         raise UsageError("--since/--until", f"apply to the {TIME_RANGE_STRATEGY} strategy only")
 
 
-def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def recall(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Recalls memories and prints them ranked by score."""
     query = RecallQuery(
         cue=args.cue,
@@ -141,19 +143,19 @@ def recall(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
     return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, strategies))
 
 
-def get(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def get(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Prints every field of one memory."""
     memory = engine.get(args.id, include_embedding=args.with_embedding)
     return CommandOutput(fmt.memory_json(memory), fmt.memory_text(memory))
 
 
-def health(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def health(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Prints serving state, version, memory count and uptime."""
     status = engine.health()
     return CommandOutput(fmt.health_json(status), fmt.health_text(status))
 
 
-def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
+def run_recall(engine: Store, query: RecallQuery) -> RecallOutput:
     """Runs ``query``; ``--since``/``--until`` without the temporal strategy is bad input."""
     check_time_range(query.strategies, query.since, query.until)
     time_range = query.time_range()
@@ -178,12 +180,12 @@ def run_recall(engine: Hebbs, query: RecallQuery) -> RecallOutput:
     )
 
 
-def chat_context(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def chat_context(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Lists the memories a conversation touched, in order."""
     return _memory_list(engine.get_chat_context(args.session, limit=args.limit))
 
 
-def orphans(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def orphans(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Lists memories with no edges, newest first."""
     return _memory_list(engine.list_orphans(limit=args.limit))
 
@@ -194,7 +196,7 @@ def _memory_list(memories: Sequence[Memory]) -> CommandOutput:
     return CommandOutput(payload, "\n".join(lines) if lines else "no memories")
 
 
-def prime(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def prime(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Prints an entity's recent memories blended with those nearest the cue."""
     output = engine.prime(args.entity_id, args.cue, max_memories=args.max_memories)
     strategies = ("temporal", "similarity") if args.cue is not None else ("temporal",)

@@ -10,6 +10,10 @@ EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
 #: The command line or an argument value was invalid; nothing was written.
 EXIT_USAGE: Final = 2
+#: The server refused the API key (missing, unknown, revoked, expired or without the scope).
+EXIT_AUTH: Final = 3
+#: The server of ``--url`` could not be reached or is not ready.
+EXIT_UNAVAILABLE: Final = 4
 #: Interrupted with Ctrl-C (128 + SIGINT), the shell convention.
 EXIT_INTERRUPTED: Final = 130
 

@@ -4,11 +4,14 @@ returns a :class:`~hebbs.cli.commands.CommandOutput`."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from hebbs.cli import format as fmt
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.errors import UsageError
-from hebbs.engine import Hebbs
+
+if TYPE_CHECKING:
+    from hebbs.cli.store import Store
 
 
 def check_forget(args: argparse.Namespace) -> None:
@@ -21,7 +24,7 @@ def check_forget(args: argparse.Namespace) -> None:
         raise UsageError("ID", "give IDs, --entity-id, --older-than, --importance-below or --kind")
 
 
-def forget(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def forget(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Forgets what the selectors pick (AND-combined) and prints the counts."""
     check_forget(args)
     ids: list[str] = args.ids
@@ -45,7 +48,7 @@ def check_revise(args: argparse.Namespace) -> None:
         raise UsageError("--content", "give --content, --importance, --context or --entity-id")
 
 
-def revise(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def revise(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Stores a revision of one memory and prints it."""
     check_revise(args)
     memory = engine.revise(

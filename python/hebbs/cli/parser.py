@@ -26,15 +26,12 @@ from hebbs._native import (
 from hebbs.cli import values
 from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
+from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
 from hebbs.server.keys import SCOPES
 from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
 #: Name of the program in help and error messages.
 PROG: Final = "hebbs"
-#: Environment variable naming the database directory when ``--db`` is not given.
-DB_ENV: Final = "HEBBS_DB"
-#: Database directory when neither ``--db`` nor :data:`DB_ENV` is given.
-DEFAULT_DB: Final = "./hebbs-data"
 
 _EXAMPLES = f"""\
 examples:
@@ -50,6 +47,7 @@ examples:
   {PROG} recall "INC4711 invoice export" --strategy hybrid --min-relevance 0.3
   {PROG} recall 'INC\\d{{4}}' --regex
   {PROG} get ID
+  {PROG} recall "pricing" --url http://127.0.0.1:{DEFAULT_PORT} --api-key hb_...
   {PROG} revise ID --content "Discount approved at 12%"
   {PROG} forget ID
   {PROG} forget --entity-id acme --purge
@@ -76,7 +74,7 @@ def build_parser() -> CliParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    _add_global_options(parser, db_help=_db_help(), in_subcommand=False)
+    _add_global_options(parser, db_help=_db_help(), in_subcommand=False, remote=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_remember(commands)
     _add_recall(commands)
@@ -97,13 +95,29 @@ def _db_help() -> str:
 
 
 def _add_global_options(
-    parser: argparse.ArgumentParser, *, db_help: str, in_subcommand: bool
+    parser: argparse.ArgumentParser, *, db_help: str, in_subcommand: bool, remote: bool
 ) -> None:
-    """``--db`` and ``--json``, accepted before and after the command name. In a subcommand
-    their default is SUPPRESS so that a value given before the command is kept."""
+    """``--db`` and ``--json``, and with ``remote`` ``--url`` and ``--api-key``, accepted before
+    and after the command name. In a subcommand their default is SUPPRESS so that a value given
+    before the command is kept."""
     db_default = argparse.SUPPRESS if in_subcommand else None
     json_default = argparse.SUPPRESS if in_subcommand else False
     parser.add_argument("--db", metavar="PATH", default=db_default, help=db_help)
+    if remote:
+        parser.add_argument(
+            "--url",
+            metavar="URL",
+            type=values.url,
+            default=db_default,
+            help=f"run on the hebbs server at URL instead of --db (default: ${URL_ENV})",
+        )
+        parser.add_argument(
+            "--api-key",
+            metavar="KEY",
+            type=values.api_key,
+            default=db_default,
+            help=f"the server's API key, sent with --url (default: ${API_KEY_ENV})",
+        )
     parser.add_argument(
         "--json",
         action="store_true",
@@ -113,10 +127,16 @@ def _add_global_options(
 
 
 def _subparser(
-    commands: argparse._SubParsersAction[CliParser], name: str, summary: str
+    commands: argparse._SubParsersAction[CliParser],
+    name: str,
+    summary: str,
+    *,
+    remote: bool = True,
 ) -> CliParser:
+    """A command's parser with the global options; ``remote`` False for the commands that work
+    on a directory only (``serve``, ``keys``), which take no ``--url``."""
     sub = commands.add_parser(name, help=summary, description=summary)
-    _add_global_options(sub, db_help=_db_help(), in_subcommand=True)
+    _add_global_options(sub, db_help=_db_help(), in_subcommand=True, remote=remote)
     return sub
 
 
@@ -435,11 +455,14 @@ def _add_demo(commands: argparse._SubParsersAction[CliParser]) -> None:
         db_help="store the sample here, an empty or new directory "
         "(default: a temporary directory, removed afterwards)",
         in_subcommand=True,
+        remote=False,
     )
 
 
 def _add_serve(commands: argparse._SubParsersAction[CliParser]) -> None:
-    sub = _subparser(commands, "serve", "serve the REST API over --db (tenants and API keys)")
+    sub = _subparser(
+        commands, "serve", "serve the REST API over --db (tenants and API keys)", remote=False
+    )
     sub.add_argument(
         "--host",
         metavar="HOST",
@@ -468,9 +491,13 @@ def _add_serve(commands: argparse._SubParsersAction[CliParser]) -> None:
 
 
 def _add_keys(commands: argparse._SubParsersAction[CliParser]) -> None:
-    sub = _subparser(commands, "keys", "create, list and revoke the server's API keys")
+    sub = _subparser(
+        commands, "keys", "create, list and revoke the server's API keys", remote=False
+    )
     actions = sub.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
-    create = _subparser(actions, "create", "create an API key and print it (shown only once)")
+    create = _subparser(
+        actions, "create", "create an API key and print it (shown only once)", remote=False
+    )
     create.add_argument(
         "--tenant",
         metavar="T",
@@ -491,8 +518,8 @@ def _add_keys(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.duration,
         help="lifetime such as 30d, 12h or 90m (default: never expires)",
     )
-    _subparser(actions, "list", "list the API keys (never the keys themselves)")
-    revoke = _subparser(actions, "revoke", "revoke an API key")
+    _subparser(actions, "list", "list the API keys (never the keys themselves)", remote=False)
+    revoke = _subparser(actions, "revoke", "revoke an API key", remote=False)
     revoke.add_argument(
         "key_id", metavar="KEY_ID", type=values.unicode_text, help="the key_id to revoke"
     )

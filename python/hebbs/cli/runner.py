@@ -1,6 +1,7 @@
-"""``main``: parses the command line, opens the database, runs the command and prints its
-output; maps every error to a one-line message on stderr and an exit code (0 success,
-1 not found or engine error, 2 bad input), never a traceback unless ``HEBBS_DEBUG`` is set."""
+"""``main``: parses the command line, opens the database (``--db``) or connects to the server
+(``--url``), runs the command and prints its output; maps every error to a one-line message on
+stderr and an exit code (0 success, 1 not found or engine error, 2 bad input, 3 refused API
+key, 4 server unreachable), never a traceback unless ``HEBBS_DEBUG`` is set."""
 
 from __future__ import annotations
 
@@ -14,16 +15,30 @@ from typing import Callable, Final
 from hebbs.cli import commands, lifecycle, server
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.demo import demo
-from hebbs.cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from hebbs.cli.errors import (
+    EXIT_AUTH,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    UsageError,
+)
 from hebbs.cli.format import JsonObject, dumps
-from hebbs.cli.parser import DB_ENV, DEFAULT_DB, PROG, build_parser
-from hebbs.engine import Hebbs
-from hebbs.errors import HebbsError, InvalidInputError, NotFoundError
+from hebbs.cli.parser import PROG, build_parser
+from hebbs.cli.store import Store, database_path, locate, opened
+from hebbs.errors import (
+    AuthError,
+    HebbsError,
+    InvalidInputError,
+    NotFoundError,
+    ServerUnavailableError,
+)
 
-#: A command that works on an open database.
-Handler = Callable[[argparse.Namespace, Hebbs], CommandOutput]
+#: A command that works on an open store or a server.
+Handler = Callable[[argparse.Namespace, Store], CommandOutput]
 
-#: The commands that open the database given by ``--db``.
+#: The commands that run on the database of ``--db`` or the server of ``--url``.
 DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "remember": commands.remember,
     "recall": commands.recall,
@@ -128,14 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK
 
 
-def database_path(args: argparse.Namespace) -> str:
-    """``--db``, else ``$HEBBS_DB``, else ``./hebbs-data``."""
-    given: str | None = args.db
-    return given or os.environ.get(DB_ENV) or DEFAULT_DB
-
-
 def _run(args: argparse.Namespace) -> CommandOutput:
     command: str = args.command
+    if command not in DATABASE_COMMANDS:
+        for flag, given in (("--url", args.url), ("--api-key", args.api_key)):
+            if given is not None:
+                raise UsageError(flag, f"{command} works on a directory (--db), not a server")
     if command == "demo":
         return demo(args)
     if command == "serve":
@@ -145,8 +158,8 @@ def _run(args: argparse.Namespace) -> CommandOutput:
     precheck = PRECHECKS.get(command)
     if precheck is not None:
         precheck(args)
-    with Hebbs.open(database_path(args)) as engine:
-        return DATABASE_COMMANDS[command](args, engine)
+    with opened(locate(args)) as store:
+        return DATABASE_COMMANDS[command](args, store)
 
 
 def _classify(error: Exception, command: str) -> _Failure:
@@ -158,6 +171,10 @@ def _classify(error: Exception, command: str) -> _Failure:
         return _Failure(EXIT_USAGE, "invalid_input", f"invalid {field}: {reason}", field)
     if isinstance(error, NotFoundError):
         return _Failure(EXIT_FAILURE, "not_found", str(error))
+    if isinstance(error, AuthError):
+        return _Failure(EXIT_AUTH, "auth", f"the server refused the API key: {error}")
+    if isinstance(error, ServerUnavailableError):
+        return _Failure(EXIT_UNAVAILABLE, "unavailable", str(error))
     if isinstance(error, (HebbsError, OSError)):
         return _Failure(EXIT_FAILURE, type(error).__name__, str(error))
     message = f"unexpected {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for a traceback)"

@@ -1,5 +1,6 @@
 """Parsers of single command-line values (``--edge``, ``--weights``, timestamps, ``--context``,
-fractions and counts, and the server's durations, ports, hosts and tenants). Each is an
+fractions and counts, the server's durations, ports, hosts and tenants, and the ``--url`` and
+``--api-key`` of a command run against a server). Each is an
 argparse ``type=`` function: it returns the parsed value or raises
 :class:`argparse.ArgumentTypeError`, which argparse reports with the option's name."""
 
@@ -10,6 +11,7 @@ import json
 import math
 import os
 import re
+import urllib.parse
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final
@@ -49,6 +51,11 @@ MAX_INTEGER: Final = 2**64 - 1
 #: An integer as the command line takes it: ASCII digits with an optional sign (no ``_``
 #: separators, no other scripts' digits).
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
+#: The URL schemes a hebbs server answers on.
+URL_SCHEMES: Final = ("http", "https")
+#: The longest ``--api-key`` taken (a key is ``hb_`` and 43 characters; a longer value is not a
+#: key, and refusing it keeps a pasted file out of the request headers).
+MAX_API_KEY_CHARS: Final = 256
 #: How deeply ``--context`` JSON may nest; deeper documents are refused before parsing, so
 #: the parser never runs out of stack.
 MAX_JSON_DEPTH: Final = 64
@@ -393,3 +400,34 @@ def existing_file(text: str) -> str:
     if not checked or not os.path.isfile(checked):
         raise argparse.ArgumentTypeError(f"{text!r} is not a file")
     return checked
+
+
+def url(text: str) -> str:
+    """The base URL of a hebbs server: ``http://`` or ``https://`` with a host, no spaces."""
+    checked = unicode_text(text)
+    if not _is_server_url(checked):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a server URL such as http://127.0.0.1:6381"
+        )
+    return checked
+
+
+def _is_server_url(text: str) -> bool:
+    if not text or any(char.isspace() for char in text):
+        return False
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not one)
+    except ValueError:
+        return False
+    return parts.scheme in URL_SCHEMES and bool(parts.hostname)
+
+
+def api_key(text: str) -> str:
+    """An API key as sent in ``Authorization: Bearer``: printable ASCII, no spaces. The value
+    never appears in the message: a key must not reach a terminal or a log."""
+    if not text or len(text) > MAX_API_KEY_CHARS or not all("!" <= char <= "~" for char in text):
+        raise argparse.ArgumentTypeError(
+            f"not an API key (1 to {MAX_API_KEY_CHARS} printable ASCII characters, no spaces)"
+        )
+    return text
