@@ -1,5 +1,6 @@
-"""Shared fixtures: a fresh store per test, on the bundled embedder (loaded once per session),
-and :func:`word_hash_embed`, a small deterministic embedder for the server tests."""
+"""Shared fixtures: a fresh store per test, on the bundled embedder (loaded once per session):
+``mem`` (embedded only) and ``store`` (embedded, then remote: see ``remote.py``), and
+:func:`word_hash_embed`, a small deterministic embedder for the server tests."""
 
 from __future__ import annotations
 
@@ -13,6 +14,22 @@ import pytest
 
 import hebbs
 from hebbs.embedder import Embedder, default_embedder
+from remote import EMBEDDED_ONLY, hebbs_server, register_marker, remote_key, store
+
+#: The fixtures of ``remote.py``, found by pytest as names of this module.
+__all__ = ["hebbs_server", "remote_key", "store"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    register_marker(config)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test marked embedded-only that takes ``store`` would run remotely all the same."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if item.get_closest_marker(EMBEDDED_ONLY) is not None and "store" in fixtures:
+            raise pytest.UsageError(f"{item.nodeid} is {EMBEDDED_ONLY} but takes `store`")
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import pytest
 
 import hebbs
 from hebbs.embedder import Embedder
+from remote import Store
 
 FACTS = [
     ("Acme asked for a volume discount on the enterprise plan", "acme"),
@@ -29,16 +30,16 @@ PARAPHRASES = [
 ]
 
 
-def remember_facts(mem: hebbs.Hebbs) -> list[hebbs.Memory]:
-    return mem.remember_many(
+def remember_facts(store: Store) -> list[hebbs.Memory]:
+    return store.remember_many(
         [{"content": text, "entity_id": entity, "importance": 0.5} for text, entity in FACTS]
     )
 
 
-def test_paraphrase_recalls_its_memory_first(mem: hebbs.Hebbs) -> None:
-    stored = remember_facts(mem)
+def test_paraphrase_recalls_its_memory_first(store: Store) -> None:
+    stored = remember_facts(store)
     for cue, expected in PARAPHRASES:
-        out = mem.recall(cue, top_k=3)
+        out = store.recall(cue, top_k=3)
         assert out.results[0].memory.id == stored[expected].id, cue
         detail = out.results[0].strategy_details[0]
         assert detail.strategy == "similarity"
@@ -46,6 +47,7 @@ def test_paraphrase_recalls_its_memory_first(mem: hebbs.Hebbs) -> None:
         assert detail.relevance == pytest.approx(1 - detail.distance, abs=1e-5)
 
 
+@pytest.mark.embedded_only("optimize() runs in-process only")
 def test_optimize_keeps_the_answers(mem: hebbs.Hebbs) -> None:
     stored = remember_facts(mem)
     before = [mem.recall(cue, top_k=1).results[0].memory.id for cue, _ in PARAPHRASES]
@@ -54,22 +56,24 @@ def test_optimize_keeps_the_answers(mem: hebbs.Hebbs) -> None:
     assert before == after == [stored[expected].id for _, expected in PARAPHRASES]
 
 
-def test_remember_many_returns_input_order_and_get_round_trips(mem: hebbs.Hebbs) -> None:
-    stored = remember_facts(mem)
+def test_remember_many_returns_input_order_and_get_round_trips(store: Store) -> None:
+    stored = remember_facts(store)
     assert [m.content for m in stored] == [text for text, _ in FACTS]
-    got = mem.get(stored[2].id)
+    got = store.get(stored[2].id)
     assert got.content == FACTS[2][0]
     assert got.entity_id == "maya"
     assert got.kind == hebbs.MemoryKind.EPISODE
-    assert mem.get(stored[2].id_hex).id == stored[2].id
-    assert mem.health().memory_count == len(FACTS)
+    assert store.get(stored[2].id_hex).id == stored[2].id
+    assert store.health().memory_count == len(FACTS)
 
 
-def test_fields_context_and_embedding_round_trip(mem: hebbs.Hebbs, embedder: Embedder) -> None:
+def test_fields_context_and_embedding_round_trip(store: Store, embedder: Embedder) -> None:
     when = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
     context = {"channel": "email", "score": 3, "ratio": 0.25, "tags": ["a", "b"], "x": None}
-    memory = mem.remember("Refund issued to Acme", importance=0.9, context=context, created_at=when)
-    got = mem.get(memory.id, include_embedding=True)
+    memory = store.remember(
+        "Refund issued to Acme", importance=0.9, context=context, created_at=when
+    )
+    got = store.get(memory.id, include_embedding=True)
     assert got.context == context
     assert got.importance == pytest.approx(0.9)
     assert got.created_at == int(when.timestamp() * 1_000_000)
@@ -79,44 +83,44 @@ def test_fields_context_and_embedding_round_trip(mem: hebbs.Hebbs, embedder: Emb
     assert float(np.linalg.norm(got.embedding)) == pytest.approx(1.0, abs=1e-4)
 
 
-def test_temporal_recall_is_newest_first_within_range(mem: hebbs.Hebbs) -> None:
+def test_temporal_recall_is_newest_first_within_range(store: Store) -> None:
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     for day in range(10):
-        mem.remember(
+        store.remember(
             f"Acme standup notes, day {day}",
             entity_id="acme",
             created_at=start + timedelta(days=day),
         )
-    mem.remember("Globex note", entity_id="globex", created_at=start)
+    store.remember("Globex note", entity_id="globex", created_at=start)
     weights = {"w_relevance": 1.0, "w_recency": 0.0, "w_importance": 0.0, "w_reinforcement": 0.0}
-    out = mem.recall(strategies=["temporal"], entity_id="acme", top_k=4, scoring_weights=weights)
+    out = store.recall(strategies=["temporal"], entity_id="acme", top_k=4, scoring_weights=weights)
     assert [r.memory.content[-1] for r in out.results] == ["9", "8", "7", "6"]
     assert [r.strategy_details[0].rank for r in out.results] == [0, 1, 2, 3]
     window = (start + timedelta(days=2), start + timedelta(days=4))
-    out = mem.recall(
+    out = store.recall(
         strategies=["temporal"], entity_id="acme", time_range=window, scoring_weights=weights
     )
     assert [r.memory.content[-1] for r in out.results] == ["4", "3", "2"]
 
 
-def test_composite_score_follows_the_seed_formula(mem: hebbs.Hebbs) -> None:
-    memory = mem.remember("A brand new memory about pricing", importance=0.5)
-    vector = mem.get(memory.id, include_embedding=True).embedding
-    out = mem.recall(cue_embedding=vector, top_k=1)
+def test_composite_score_follows_the_seed_formula(store: Store) -> None:
+    memory = store.remember("A brand new memory about pricing", importance=0.5)
+    vector = store.get(memory.id, include_embedding=True).embedding
+    out = store.recall(cue_embedding=vector, top_k=1)
     assert out.results[0].score == pytest.approx(0.80, abs=1e-3)
-    out = mem.recall(cue_embedding=vector, top_k=1)
+    out = store.recall(cue_embedding=vector, top_k=1)
     reinforcement = np.log2(2) / np.log2(101)
     assert out.results[0].score == pytest.approx(0.80 + 0.1 * reinforcement, abs=1e-3)
     assert out.results[0].memory.access_count == 2
 
 
-def test_scoring_weights_reorder_results(mem: hebbs.Hebbs) -> None:
+def test_scoring_weights_reorder_results(store: Store) -> None:
     now = datetime.now(timezone.utc)
-    old = mem.remember("Acme pricing discussion, detailed", created_at=now - timedelta(days=25))
-    new = mem.remember("Acme call", created_at=now)
+    old = store.remember("Acme pricing discussion, detailed", created_at=now - timedelta(days=25))
+    new = store.remember("Acme call", created_at=now)
     cue = "Acme pricing discussion"
-    by_relevance = mem.recall(cue, scoring_weights=hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0))
-    by_recency = mem.recall(
+    by_relevance = store.recall(cue, scoring_weights=hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0))
+    by_recency = store.recall(
         cue,
         scoring_weights={
             "w_relevance": 0.1,
@@ -129,9 +133,9 @@ def test_scoring_weights_reorder_results(mem: hebbs.Hebbs) -> None:
     assert by_recency.results[0].memory.id == new.id
 
 
-def test_multi_strategy_reports_both_details(mem: hebbs.Hebbs) -> None:
-    stored = remember_facts(mem)
-    out = mem.recall("Acme discount", strategies=["similarity", "temporal"], entity_id="acme")
+def test_multi_strategy_reports_both_details(store: Store) -> None:
+    stored = remember_facts(store)
+    out = store.recall("Acme discount", strategies=["similarity", "temporal"], entity_id="acme")
     ids = [r.memory.id for r in out.results]
     assert set(ids) == {stored[0].id, stored[4].id}
     strategies = {d.strategy for d in out.results[0].strategy_details}
@@ -139,9 +143,9 @@ def test_multi_strategy_reports_both_details(mem: hebbs.Hebbs) -> None:
     assert out.strategy_errors == []
 
 
-def test_edges_accept_enum_or_name(mem: hebbs.Hebbs) -> None:
-    cause = mem.remember("The invoice was sent twice")
-    effect = mem.remember(
+def test_edges_accept_enum_or_name(store: Store) -> None:
+    cause = store.remember("The invoice was sent twice")
+    effect = store.remember(
         "Acme asked for a refund",
         edges=[
             hebbs.Edge(cause.id, hebbs.EdgeType.CAUSED_BY, 0.9),
@@ -155,6 +159,7 @@ def test_edges_accept_enum_or_name(mem: hebbs.Hebbs) -> None:
     assert hebbs.EdgeType.CAUSED_BY.value == "caused_by"
 
 
+@pytest.mark.embedded_only("reopens the store from disk")
 def test_reopen_keeps_everything(tmp_path: Path, embedder: Embedder) -> None:
     with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder) as mem:
         stored = remember_facts(mem)
@@ -166,6 +171,7 @@ def test_reopen_keeps_everything(tmp_path: Path, embedder: Embedder) -> None:
     assert after[0] == before[0] == stored[0].id
 
 
+@pytest.mark.embedded_only("the GIL of this process")
 def test_calls_release_the_gil_and_run_concurrently(mem: hebbs.Hebbs) -> None:
     rng = np.random.default_rng(0)
     vectors = rng.standard_normal((400, 384)).astype(np.float32)
@@ -198,6 +204,7 @@ def test_calls_release_the_gil_and_run_concurrently(mem: hebbs.Hebbs) -> None:
         assert top.results[0].memory.content == f"thread memory {i}"
 
 
+@pytest.mark.embedded_only("an in-process embedder object")
 def test_custom_callable_embedder(tmp_path: Path) -> None:
     def embed(texts: list[str]) -> np.ndarray:
         return np.array([[len(t), t.count("a") + 1.0, 1.0] for t in texts], dtype=np.float32)
@@ -208,6 +215,7 @@ def test_custom_callable_embedder(tmp_path: Path) -> None:
         assert mem.embedder.dimension == 3
 
 
+@pytest.mark.embedded_only("closes the store in-process")
 def test_health_and_close(tmp_path: Path, embedder: Embedder) -> None:
     mem = hebbs.Hebbs.open(tmp_path / "db", embedder=embedder)
     health = mem.health()

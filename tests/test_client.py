@@ -1,94 +1,26 @@
 """The API suite run twice: on the embedded store and on a real server through the client.
 
-``store`` is parametrized over ``embedded`` (``hebbs.Hebbs`` in this process) and ``remote``
-(``hebbs.HebbsClient`` talking to ``hebbs serve --no-auth`` started on a free loopback port).
-The remote runs are skipped until the package has ``hebbs.server``. One server serves the whole
-module, so each test keeps to its own entity and session ids.
+``store`` (``conftest.py``, from ``remote.py``) is parametrized over ``embedded``
+(``hebbs.Hebbs`` in this process) and ``remote`` (``hebbs.HebbsClient`` talking to ``hebbs
+serve`` on a free loopback port, a tenant of its own per test). The tests keep to their own
+entity and session ids all the same.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import socket
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import pytest
 
 import hebbs
-from hebbs import Edge, EdgeType, Hebbs, HebbsClient
+from hebbs import Edge, EdgeType
 from hebbs.embedder import Embedder
+from remote import Store
 
-Store = Union[Hebbs, HebbsClient]
-
-#: Seconds the server may take to answer its first health check (it loads the embedder).
-SERVER_START_TIMEOUT_S = 120.0
 #: Seconds to wait for a push.
 PUSH_TIMEOUT_S = 15.0
-
-HAS_SERVER = importlib.util.find_spec("hebbs.server") is not None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A ``hebbs serve`` on loopback for this module, stopped after it."""
-    if not HAS_SERVER:
-        pytest.skip("hebbs.server does not exist yet: the remote runs need the server branch")
-    port = _free_port()
-    data = tmp_path_factory.mktemp("served")
-    script = Path(sys.executable).with_name("hebbs")
-    if not script.exists():
-        pytest.skip(f"the hebbs console script is not installed beside {sys.executable}")
-    command = [str(script), "serve", "--db", str(data), "--no-auth"]
-    command += ["--host", "127.0.0.1", "--port", str(port)]
-    log = (data / "server.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"hebbs serve exited with {process.returncode}: see {log.name}")
-            try:
-                HebbsClient.connect(url, timeout=2.0).close()
-                break
-            except hebbs.ServerUnavailableError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"hebbs serve did not answer in {SERVER_START_TIMEOUT_S} s")
-                time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-
-
-@pytest.fixture(params=["embedded", "remote"])
-def store(request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder) -> Iterator[Store]:
-    if request.param == "embedded":
-        with Hebbs.open(tmp_path / "db", embedder=embedder) as engine:
-            yield engine
-    else:
-        url = request.getfixturevalue("server_url")
-        with HebbsClient(url) as client:
-            yield client
 
 
 @pytest.fixture
@@ -254,7 +186,8 @@ async def async_store(request: pytest.FixtureRequest, tmp_path: Path, embedder: 
         yield engine
         await engine.close()
     else:
-        client = hebbs.AsyncHebbsClient(request.getfixturevalue("server_url"))
+        url, key = request.getfixturevalue("remote_key")
+        client = hebbs.AsyncHebbsClient(url, key)
         yield client
         await client.close()
 

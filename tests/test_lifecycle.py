@@ -17,6 +17,7 @@ import hebbs
 from hebbs.cli import main
 from hebbs.cli.errors import EXIT_OK, EXIT_USAGE
 from hebbs.embedder import Embedder
+from remote import Store
 
 DAY_US = 24 * 3600 * 1_000_000
 PRICE_V1 = "Acme's list price for the pro plan is 40 dollars per seat."
@@ -31,35 +32,35 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
-def test_add_edges_are_stored_and_bad_targets_are_typed(mem: hebbs.Hebbs) -> None:
-    cause = mem.remember("The payment gateway timed out during checkout")
-    effect = mem.remember("Customers abandoned their carts")
-    other = mem.remember("The office plants were watered")
-    mem.add_edges(effect.id, [hebbs.Edge(cause.id, hebbs.EdgeType.CAUSED_BY, 0.9)])
-    mem.add_edges(effect.id_hex, [hebbs.Edge(other.id, "related_to")])
+def test_add_edges_are_stored_and_bad_targets_are_typed(store: Store) -> None:
+    cause = store.remember("The payment gateway timed out during checkout")
+    effect = store.remember("Customers abandoned their carts")
+    other = store.remember("The office plants were watered")
+    store.add_edges(effect.id, [hebbs.Edge(cause.id, hebbs.EdgeType.CAUSED_BY, 0.9)])
+    store.add_edges(effect.id_hex, [hebbs.Edge(other.id, "related_to")])
 
     with pytest.raises(hebbs.InvalidInputError) as bad_target:
-        mem.add_edges(
+        store.add_edges(
             other.id, [hebbs.Edge(cause.id, "related_to"), hebbs.Edge("0" * 32, "caused_by")]
         )
     assert bad_target.value.field == "edges[1].target"
     with pytest.raises(hebbs.InvalidInputError) as self_edge:
-        mem.add_edges(other.id, [hebbs.Edge(other.id, "related_to")])
+        store.add_edges(other.id, [hebbs.Edge(other.id, "related_to")])
     assert self_edge.value.field == "edges[0].target"
     with pytest.raises(hebbs.InvalidInputError) as not_edges:
-        mem.add_edges(other.id, ["caused_by"])  # type: ignore[list-item]
+        store.add_edges(other.id, ["caused_by"])  # type: ignore[list-item]
     assert not_edges.value.field == "edges[0]"
     with pytest.raises(hebbs.NotFoundError):
-        mem.add_edges("0" * 32, [hebbs.Edge(cause.id, "related_to")])
+        store.add_edges("0" * 32, [hebbs.Edge(cause.id, "related_to")])
 
-    result = mem.forget([effect.id])
+    result = store.forget([effect.id])
     assert (result.forgotten_count, result.cascade_count) == (1, 2), "both edges, nothing else"
-    assert mem.forget([other.id]).cascade_count == 0, "the rejected edge was never written"
+    assert store.forget([other.id]).cascade_count == 0, "the rejected edge was never written"
 
 
-def test_revise_supersedes_and_lineage_reads_back(mem: hebbs.Hebbs) -> None:
-    first = mem.remember(PRICE_V1, entity_id="acme", importance=0.4, context={"topic": "pricing"})
-    second = mem.revise(first.id, content=PRICE_V2)
+def test_revise_supersedes_and_lineage_reads_back(store: Store) -> None:
+    first = store.remember(PRICE_V1, entity_id="acme", importance=0.4, context={"topic": "pricing"})
+    second = store.revise(first.id, content=PRICE_V2)
     assert second.kind == hebbs.MemoryKind.REVISION
     assert second.content == PRICE_V2
     assert (second.entity_id, second.importance, second.context) == (
@@ -67,24 +68,24 @@ def test_revise_supersedes_and_lineage_reads_back(mem: hebbs.Hebbs) -> None:
         pytest.approx(0.4),
         {"topic": "pricing"},
     )
-    third = mem.revise(second.id, importance=0.9)
+    third = store.revise(second.id, importance=0.9)
     assert third.content == PRICE_V2, "no new content keeps the text and its vector"
 
-    found = mem.recall("how much does the pro plan cost per seat?", top_k=5)
+    found = store.recall("how much does the pro plan cost per seat?", top_k=5)
     assert ids_of(found) == [third.id]
-    everything = mem.recall("how much does the pro plan cost per seat?", include_superseded=True)
+    everything = store.recall("how much does the pro plan cost per seat?", include_superseded=True)
     assert set(ids_of(everything)) == {first.id, second.id, third.id}
-    timeline = mem.recall(strategies=["temporal"], entity_id="acme")
+    timeline = store.recall(strategies=["temporal"], entity_id="acme")
     assert ids_of(timeline) == [third.id]
 
-    assert [m.id for m in mem.lineage(first.id)] == [first.id, second.id, third.id]
-    assert [m.superseded for m in mem.lineage(first.id)] == [True, True, False]
-    assert mem.get(first.id).superseded
-    assert [m.content for m in mem.lineage(third.id_hex)] == [PRICE_V1, PRICE_V2, PRICE_V2]
+    assert [m.id for m in store.lineage(first.id)] == [first.id, second.id, third.id]
+    assert [m.superseded for m in store.lineage(first.id)] == [True, True, False]
+    assert store.get(first.id).superseded
+    assert [m.content for m in store.lineage(third.id_hex)] == [PRICE_V1, PRICE_V2, PRICE_V2]
 
-    count = mem.health().memory_count
+    count = store.health().memory_count
     with pytest.raises(hebbs.InvalidInputError) as superseded:
-        mem.revise(first.id, importance=0.1)
+        store.revise(first.id, importance=0.1)
     assert superseded.value.field == "id"
     assert second.id_hex in str(superseded.value)
     cases: list[tuple[str, dict[str, Any]]] = [
@@ -97,76 +98,76 @@ def test_revise_supersedes_and_lineage_reads_back(mem: hebbs.Hebbs) -> None:
     ]
     for field, kwargs in cases:
         with pytest.raises(hebbs.InvalidInputError) as error:
-            mem.revise(third.id, **kwargs)
+            store.revise(third.id, **kwargs)
         assert error.value.field == field, kwargs
     with pytest.raises(hebbs.NotFoundError):
-        mem.revise("0" * 32, importance=0.5)
-    assert mem.health().memory_count == count
-    assert len(mem.lineage(third.id)) == 3
+        store.revise("0" * 32, importance=0.5)
+    assert store.health().memory_count == count
+    assert len(store.lineage(third.id)) == 3
 
 
-def test_forget_by_ids_cascades_to_insights_and_leaves_a_tombstone(mem: hebbs.Hebbs) -> None:
-    source = mem.remember("Globex churned after the price increase", entity_id="globex")
-    insight = mem.remember(
+def test_forget_by_ids_cascades_to_insights_and_leaves_a_tombstone(store: Store) -> None:
+    source = store.remember("Globex churned after the price increase", entity_id="globex")
+    insight = store.remember(
         "Price increases drive churn",
         kind="insight",
         edges=[hebbs.Edge(source.id, hebbs.EdgeType.INSIGHT_FROM)],
     )
     assert insight.kind == hebbs.MemoryKind.INSIGHT
-    bystander = mem.remember("Globex renewed its support plan", entity_id="globex")
-    result = mem.forget(ids=[source.id])
+    bystander = store.remember("Globex renewed its support plan", entity_id="globex")
+    result = store.forget(ids=[source.id])
     assert (result.forgotten_count, result.tombstone_count, result.truncated) == (1, 2, False)
     assert result.cascade_count == 2, "the insight and its edge"
     for gone in (source, insight):
         with pytest.raises(hebbs.NotFoundError):
-            mem.get(gone.id)
-    assert ids_of(mem.recall("why did Globex leave?", top_k=10)) == [bystander.id]
-    assert mem.health().memory_count == 1
+            store.get(gone.id)
+    assert ids_of(store.recall("why did Globex leave?", top_k=10)) == [bystander.id]
+    assert store.health().memory_count == 1
 
-    tombstone = mem.tombstone(source.id)
+    tombstone = store.tombstone(source.id)
     assert tombstone is not None
     assert tombstone.entity_id == "globex"
     assert tombstone.kind == hebbs.MemoryKind.EPISODE
     assert tombstone.created_at == source.created_at
     assert tombstone.content_sha256 == hashlib.sha256(source.content.encode()).hexdigest()
-    assert mem.tombstone(bystander.id) is None
-    page = mem.tombstones(limit=1)
+    assert store.tombstone(bystander.id) is None
+    page = store.tombstones(limit=1)
     assert len(page) == 1
-    assert len(mem.tombstones(after=page[0].id)) == 1
-    assert mem.forget(ids=[source.id, "f" * 32]).forgotten_count == 0
+    assert len(store.tombstones(after=page[0].id)) == 1
+    assert store.forget(ids=[source.id, "f" * 32]).forgotten_count == 0
 
 
-def test_entity_erasure_truncates_and_continues(mem: hebbs.Hebbs) -> None:
+def test_entity_erasure_truncates_and_continues(store: Store) -> None:
     vectors = np.random.default_rng(7).normal(size=(30, 384)).astype(np.float32)
-    mem.remember_many(
+    store.remember_many(
         [
             {"content": f"acme note {i}", "entity_id": "acme", "embedding": vectors[i]}
             for i in range(25)
         ]
         + [{"content": "other", "entity_id": "initech", "embedding": vectors[29]}]
     )
-    first = mem.forget(entity_id="acme", limit=10)
+    first = store.forget(entity_id="acme", limit=10)
     assert (first.forgotten_count, first.truncated) == (10, True)
-    rest = [mem.forget(entity_id="acme", limit=10) for _ in range(2)]
+    rest = [store.forget(entity_id="acme", limit=10) for _ in range(2)]
     assert [(r.forgotten_count, r.truncated) for r in rest] == [(10, True), (5, False)]
-    assert mem.recall(strategies=["temporal"], entity_id="acme").results == []
-    assert mem.health().memory_count == 1
+    assert store.recall(strategies=["temporal"], entity_id="acme").results == []
+    assert store.health().memory_count == 1
 
 
-def test_forget_by_criteria_and_decay(mem: hebbs.Hebbs) -> None:
+def test_forget_by_criteria_and_decay(store: Store) -> None:
     old = now_us() - 200 * DAY_US
-    faded = mem.remember("an old trivial note", importance=0.2, created_at=old)
-    old_important = mem.remember("an old important note", importance=0.95, created_at=old)
-    fresh = mem.remember("a fresh trivial note", importance=0.2)
-    result = mem.forget(older_than=now_us() - 30 * DAY_US, importance_below=0.5, kind="episode")
+    faded = store.remember("an old trivial note", importance=0.2, created_at=old)
+    old_important = store.remember("an old important note", importance=0.95, created_at=old)
+    fresh = store.remember("a fresh trivial note", importance=0.2)
+    result = store.forget(older_than=now_us() - 30 * DAY_US, importance_below=0.5, kind="episode")
     assert result.forgotten_count == 1
     with pytest.raises(hebbs.NotFoundError):
-        mem.get(faded.id)
-    decayed = mem.forget_decayed(0.05)
+        store.get(faded.id)
+    decayed = store.forget_decayed(0.05)
     assert decayed.forgotten_count == 1, "the old important note has decayed below 0.05"
     with pytest.raises(hebbs.NotFoundError):
-        mem.get(old_important.id)
-    assert mem.get(fresh.id).content == "a fresh trivial note"
+        store.get(old_important.id)
+    assert store.get(fresh.id).content == "a fresh trivial note"
 
 
 BAD_FORGETS: list[tuple[str, dict[str, Any]]] = [
@@ -185,31 +186,32 @@ BAD_FORGETS: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("field", "kwargs"), BAD_FORGETS)
 def test_bad_forget_is_typed_and_changes_nothing(
-    mem: hebbs.Hebbs, field: str, kwargs: dict[str, Any]
+    store: Store, field: str, kwargs: dict[str, Any]
 ) -> None:
-    kept = mem.remember("Acme signed the contract", entity_id="acme")
+    kept = store.remember("Acme signed the contract", entity_id="acme")
     with pytest.raises(hebbs.InvalidInputError) as error:
-        mem.forget(**kwargs)
+        store.forget(**kwargs)
     assert error.value.field == field
-    assert mem.health().memory_count == 1
-    assert mem.get(kept.id).content == "Acme signed the contract"
-    assert mem.tombstones() == []
+    assert store.health().memory_count == 1
+    assert store.get(kept.id).content == "Acme signed the contract"
+    assert store.tombstones() == []
 
 
-def test_bad_decay_and_kind_inputs_are_typed(mem: hebbs.Hebbs) -> None:
+def test_bad_decay_and_kind_inputs_are_typed(store: Store) -> None:
     for floor, field in ((1.5, "floor"), ("low", "floor")):
         with pytest.raises(hebbs.InvalidInputError) as error:
-            mem.forget_decayed(floor)  # type: ignore[arg-type]
+            store.forget_decayed(floor)  # type: ignore[arg-type]
         assert error.value.field == field
     with pytest.raises(hebbs.InvalidInputError) as revision:
-        mem.remember("made by hand", kind="revision")
+        store.remember("made by hand", kind="revision")
     assert revision.value.field == "kind"
     with pytest.raises(hebbs.InvalidInputError) as unknown:
-        mem.remember_many([{"content": "x", "kind": "diary"}])
+        store.remember_many([{"content": "x", "kind": "diary"}])
     assert unknown.value.field == "items[0].kind"
-    assert mem.health().memory_count == 0
+    assert store.health().memory_count == 0
 
 
+@pytest.mark.embedded_only("reads the store's files")
 def test_purge_removes_the_bytes_from_disk(tmp_path: Path, embedder: Embedder) -> None:
     secret = "pz-unique-erasure-marker-5d1e"
     path = tmp_path / "db"
@@ -222,6 +224,7 @@ def test_purge_removes_the_bytes_from_disk(tmp_path: Path, embedder: Embedder) -
     assert leaks == []
 
 
+@pytest.mark.embedded_only("an option of Hebbs.open")
 def test_auto_forget_option_is_validated(tmp_path: Path, embedder: Embedder) -> None:
     with pytest.raises(hebbs.InvalidInputError) as error:
         hebbs.Hebbs.open(tmp_path / "db", embedder=embedder, auto_forget_interval=5.0)
@@ -231,6 +234,7 @@ def test_auto_forget_option_is_validated(tmp_path: Path, embedder: Embedder) -> 
     assert floor.value.field == "auto_forget.floor"
 
 
+@pytest.mark.embedded_only("AsyncHebbs.open; the async client runs in test_client")
 async def test_async_lifecycle(tmp_path: Path, embedder: Embedder) -> None:
     async with await hebbs.AsyncHebbs.open(tmp_path / "db", embedder=embedder) as mem:
         first = await mem.remember(PRICE_V1, entity_id="acme")
@@ -255,6 +259,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[i
     return code, captured.out, captured.err
 
 
+@pytest.mark.embedded_only("the CLI on --db; --url runs in test_cli_remote")
 def test_cli_revise_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "db"
     code, out, err = run_cli(capsys, db, "remember", PRICE_V1, "--entity-id", "acme", "--json")

@@ -9,70 +9,71 @@ import pytest
 
 import hebbs
 from hebbs.embedder import Embedder
+from remote import Store
 
 
 @pytest.fixture
-def incident(mem: hebbs.Hebbs) -> list[hebbs.Memory]:
+def incident(store: Store) -> list[hebbs.Memory]:
     """outage <- alert <- rollback <- postmortem, and an unrelated memory."""
-    outage = mem.remember("The payments database ran out of disk space.", entity_id="ops")
-    alert = mem.remember(
+    outage = store.remember("The payments database ran out of disk space.", entity_id="ops")
+    alert = store.remember(
         "The on-call engineer was paged about failing payments.",
         entity_id="ops",
         edges=[hebbs.Edge(outage.id, hebbs.EdgeType.CAUSED_BY, 0.9)],
     )
-    rollback = mem.remember(
+    rollback = store.remember(
         "The team rolled back Friday's release.",
         entity_id="ops",
         edges=[hebbs.Edge(alert.id, "caused_by", 0.8)],
     )
-    postmortem = mem.remember(
+    postmortem = store.remember(
         "A postmortem was written about the outage.",
         entity_id="ops",
         edges=[hebbs.Edge(rollback.id, "followed_by")],
     )
-    other = mem.remember("The office plants were watered.", entity_id="facilities")
+    other = store.remember("The office plants were watered.", entity_id="facilities")
     return [outage, alert, rollback, postmortem, other]
 
 
-def test_causal_walk_from_a_seed(mem: hebbs.Hebbs, incident: list[hebbs.Memory]) -> None:
+def test_causal_walk_from_a_seed(store: Store, incident: list[hebbs.Memory]) -> None:
     outage, alert, rollback, postmortem, _ = incident
-    output = mem.recall(strategies=["causal"], seed_memory_id=postmortem.id, direction="causes")
+    output = store.recall(strategies=["causal"], seed_memory_id=postmortem.id, direction="causes")
     depths = {r.memory.id: r.strategy_details[0].depth for r in output.results}
     assert depths == {rollback.id: 1, alert.id: 2, outage.id: 3}
-    only_caused_by = mem.recall(
+    only_caused_by = store.recall(
         strategies=["causal"],
         seed_memory_id=outage.id,
         direction="effects",
         edge_types=[hebbs.EdgeType.CAUSED_BY],
     )
     assert {r.memory.id for r in only_caused_by.results} == {alert.id, rollback.id}
-    shallow = mem.recall(
+    shallow = store.recall(
         strategies=["causal"], seed_memory_id=outage.id, direction="effects", max_depth=1
     )
     assert [r.memory.id for r in shallow.results] == [alert.id]
 
 
-def test_causal_walk_from_the_cue(mem: hebbs.Hebbs, incident: list[hebbs.Memory]) -> None:
+def test_causal_walk_from_the_cue(store: Store, incident: list[hebbs.Memory]) -> None:
     outage, alert, rollback, postmortem, _ = incident
-    output = mem.recall("why did we roll back the release?", strategies=["causal"])
+    output = store.recall("why did we roll back the release?", strategies=["causal"])
     found = {r.memory.id for r in output.results}
     assert rollback.id not in found, "the seed is the memory nearest the cue"
     assert {alert.id, outage.id, postmortem.id} <= found
 
 
-def test_analogical_prefers_structure_over_words(mem: hebbs.Hebbs) -> None:
-    lookalike = mem.remember(
+def test_analogical_prefers_structure_over_words(store: Store) -> None:
+    lookalike = store.remember(
         "Checklist for the database migration launch.",
         entity_id="project-a",
         context={"pages": 4, "owner": "ana"},
     )
-    analogue = mem.remember(
+    analogue = store.remember(
         "The bakery replaced its oven and the first batch burned.",
         entity_id="bakery",
         context={"entities": ["baker", "oven"], "action": "replace", "outcome": "failure"},
     )
     situation = {"entities": ["team", "database"], "action": "migrate", "outcome": "failure"}
-    output = mem.recall(
+    output = store.recall(
         "the database migration launch failed",
         strategies=["analogical"],
         cue_context=situation,
@@ -83,7 +84,7 @@ def test_analogical_prefers_structure_over_words(mem: hebbs.Hebbs) -> None:
     by_id = {r.memory.id: r.strategy_details[0] for r in output.results}
     assert by_id[lookalike.id].embedding_similarity > by_id[analogue.id].embedding_similarity
     assert by_id[analogue.id].structural_similarity > by_id[lookalike.id].structural_similarity
-    words = mem.recall(
+    words = store.recall(
         "the database migration launch failed",
         strategies=["analogical"],
         cue_context=situation,
@@ -93,10 +94,10 @@ def test_analogical_prefers_structure_over_words(mem: hebbs.Hebbs) -> None:
 
 
 def test_all_four_strategies_with_per_strategy_configs(
-    mem: hebbs.Hebbs, incident: list[hebbs.Memory]
+    store: Store, incident: list[hebbs.Memory]
 ) -> None:
     outage, alert, *_ = incident
-    output = mem.recall(
+    output = store.recall(
         "payments failing",
         strategies=[
             "similarity",
@@ -122,18 +123,18 @@ def test_all_four_strategies_with_per_strategy_configs(
     assert config.direction == "causes"
 
 
-def test_a_failing_strategy_is_reported(mem: hebbs.Hebbs, incident: list[hebbs.Memory]) -> None:
-    output = mem.recall(
+def test_a_failing_strategy_is_reported(store: Store, incident: list[hebbs.Memory]) -> None:
+    output = store.recall(
         "payments failing",
         strategies=["similarity", hebbs.RecallStrategyConfig("causal", seed_memory_id="ab" * 16)],
     )
     assert output.results
     assert [e.strategy for e in output.strategy_errors] == ["causal"]
     with pytest.raises(hebbs.NotFoundError):
-        mem.recall(strategies=["causal"], seed_memory_id="ab" * 16)
+        store.recall(strategies=["causal"], seed_memory_id="ab" * 16)
 
 
-def test_prime(mem: hebbs.Hebbs) -> None:
+def test_prime(store: Store) -> None:
     base = 1_700_000_000_000_000
     for i, text in enumerate(
         [
@@ -142,15 +143,15 @@ def test_prime(mem: hebbs.Hebbs) -> None:
             "Acme reported a bug in the export.",
         ]
     ):
-        mem.remember(text, entity_id="acme", created_at=base + i * 1_000_000)
-    mem.remember("Globex asked about pricing.", entity_id="globex")
-    recent = mem.prime("acme", max_memories=2)
+        store.remember(text, entity_id="acme", created_at=base + i * 1_000_000)
+    store.remember("Globex asked about pricing.", entity_id="globex")
+    recent = store.prime("acme", max_memories=2)
     assert [r.memory.content for r in recent.results] == [
         "Acme reported a bug in the export.",
         "Acme's CTO joined the weekly call.",
     ]
     assert (recent.temporal_count, recent.similarity_count) == (2, 0)
-    primed = mem.prime("acme", "how much does it cost?", max_memories=3)
+    primed = store.prime("acme", "how much does it cost?", max_memories=3)
     assert all(r.memory.entity_id == "acme" for r in primed.results)
     assert primed.similarity_count == 3
     assert primed.temporal_count == 3
@@ -174,22 +175,23 @@ def test_prime(mem: hebbs.Hebbs) -> None:
     ],
 )
 def test_bad_strategy_input_names_the_field(
-    mem: hebbs.Hebbs, incident: list[hebbs.Memory], kwargs: dict[str, object], field: str
+    store: Store, incident: list[hebbs.Memory], kwargs: dict[str, object], field: str
 ) -> None:
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        mem.recall("payments", **kwargs)  # type: ignore[arg-type]
+        store.recall("payments", **kwargs)  # type: ignore[arg-type]
     assert caught.value.field == field
 
 
-def test_bad_prime_input(mem: hebbs.Hebbs) -> None:
+def test_bad_prime_input(store: Store) -> None:
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        mem.prime("", "x")
+        store.prime("", "x")
     assert caught.value.field == "entity_id"
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        mem.prime("acme", max_memories=0)
+        store.prime("acme", max_memories=0)
     assert caught.value.field == "max_memories"
 
 
+@pytest.mark.embedded_only("AsyncHebbs.open; the async client runs in test_client")
 async def test_async_prime_and_causal(tmp_path: Path, embedder: Embedder) -> None:
     async with await hebbs.AsyncHebbs.open(tmp_path / "db", embedder=embedder) as mem:
         cause = await mem.remember("The build server's disk filled up.", entity_id="ci")
