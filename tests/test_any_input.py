@@ -200,6 +200,16 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
         "tombstones": (mem.tombstones, {"after": None, "limit": 10}),
         "get_chat_context": (mem.get_chat_context, {"session_id": "s1", "limit": 10}),
         "list_orphans": (mem.list_orphans, {"limit": 10}),
+        "list_memories": (
+            mem.list_memories,
+            {
+                "entity_id": "acme",
+                "kind": "episode",
+                "cursor": None,
+                "limit": 10,
+                "include_superseded": False,
+            },
+        ),
         "get_token_vectors": (mem.get_token_vectors, {"ids": [memory.id]}),
         "subscribe": (
             mem.subscribe,
@@ -241,6 +251,9 @@ CASES = [
 ] + [
     ("forget", p)
     for p in ("ids", "older_than", "importance_below", "kind", "purge", "limit")
+] + [
+    ("list_memories", p)
+    for p in ("entity_id", "kind", "cursor", "limit", "include_superseded")
 ] + [
     ("get", "id"), ("get", "include_embedding"), ("lineage", "id"), ("add_edges", "id"),
     ("add_edges", "edges"), ("forget_decayed", "floor"), ("forget_decayed", "limit"),

@@ -367,6 +367,23 @@ def test_hybrid_regex_floor_sessions_and_orphans(cli: Cli) -> None:
     assert_usage_error(cli("recall", "x", "--min-relevance", "2"), "--min-relevance")
 
 
+def test_list_pages_with_a_cursor(cli: Cli) -> None:
+    ids = [remember_id(cli, f"listed {i}", "--entity-id", "lister") for i in range(3)]
+    remember_id(cli, "someone else's", "--entity-id", "other")
+    first = cli("list", "--entity-id", "lister", "--limit", "2", "--json").json()
+    assert [m["id"] for m in first["memories"]] == ids[:2]
+    assert first["next_cursor"] == ids[1]
+    text = cli("list", "--entity-id", "lister", "--limit", "2").out
+    assert f"next page: --cursor {ids[1]}" in text
+    rest = cli("list", "--entity-id", "lister", "--cursor", ids[1], "--json").json()
+    assert ([m["id"] for m in rest["memories"]], rest["next_cursor"]) == ([ids[2]], None)
+    assert cli("list", "--kind", "insight").out.strip() == "no memories"
+    everything = cli("list", "--json").json()["memories"]
+    assert len(everything) == 4
+    assert_usage_error(cli("list", "--limit", "1001"), "--limit")
+    assert_usage_error(cli("list", "--entity-id", "lister", "--cursor", "0" * 32), "--cursor")
+
+
 def test_temporal_recall_time_range(cli: Cli) -> None:
     for days in (10, 5, 1):
         remember_id(

@@ -105,6 +105,40 @@ def test_edges_and_orphans(store: Store, entity: str) -> None:
     assert not {first.id, second.id} & orphans
 
 
+def test_list_memories(store: Store, entity: str) -> None:
+    made = [store.remember(f"listed {i}", entity_id=entity) for i in range(4)]
+    made.append(store.remember("listed insight", entity_id=entity, kind="insight"))
+    pages: list[hebbs.MemoryPage] = []
+    cursor: bytes | None = None
+    while True:
+        page = store.list_memories(entity_id=entity, cursor=cursor, limit=2)
+        assert isinstance(page, hebbs.MemoryPage)
+        pages.append(page)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert [len(page.memories) for page in pages] == [2, 2, 1]
+    assert [m.id for page in pages for m in page.memories] == [m.id for m in made]
+    assert pages[0].next_cursor == made[1].id
+    insights = store.list_memories(entity_id=entity, kind=hebbs.MemoryKind.INSIGHT)
+    assert [m.id for m in insights.memories] == [made[-1].id]
+    assert all(m.access_count == 0 for m in insights.memories), "a listing is not a recall"
+    revision = store.revise(made[0].id, importance=0.9)
+    current = store.list_memories(entity_id=entity).memories
+    assert [m.id for m in current] == [m.id for m in made[1:]] + [revision.id]
+    with_old = store.list_memories(entity_id=entity, include_superseded=True).memories
+    assert with_old[0].id == made[0].id
+    assert with_old[0].superseded
+    everything = store.list_memories(limit=1000, cursor=made[0].id)
+    assert made[0].id not in [m.id for m in everything.memories]
+    with pytest.raises(hebbs.InvalidInputError) as bad:
+        store.list_memories(limit=0)
+    assert bad.value.field == "limit"
+    with pytest.raises(hebbs.InvalidInputError) as bad:
+        store.list_memories(entity_id=entity, cursor=b"\x01" * 16)
+    assert bad.value.field == "cursor"
+
+
 def test_forget_and_tombstones(store: Store, entity: str) -> None:
     memory = store.remember("to be forgotten", entity_id=entity)
     assert store.tombstone(memory.id) is None

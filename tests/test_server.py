@@ -27,6 +27,7 @@ from hebbs._native import (
     ForgetResult,
     HealthStatus,
     Memory,
+    MemoryPage,
     PrimeOutput,
     RecallOutput,
     RecallResult,
@@ -225,6 +226,71 @@ def test_forget_and_tombstones(api: Api, path: str) -> None:
     assert api.get(f"/v1/tombstones/{'0' * 32}", 404)["error_code"] == "not_found"
 
 
+def list_all(api: Api, **params: Any) -> list[dict[str, Any]]:
+    """Every memory of ``GET /v1/memories`` with ``params``, following ``next_cursor``."""
+    memories: list[dict[str, Any]] = []
+    while True:
+        page = check(responses.MemoryPageOut, api.get("/v1/memories", **params))
+        memories += page["memories"]
+        if page["next_cursor"] is None:
+            return memories
+        params["cursor"] = page["next_cursor"]
+
+
+def test_list_memories_pages_filters_and_refuses_bad_input(api: Api) -> None:
+    made = [
+        api.post("/v1/memories", {"content": f"listed {i}", "entity_id": "lister"}, 201)
+        for i in range(5)
+    ]
+    insight = {"content": "listed insight", "entity_id": "lister", "kind": "insight"}
+    made.append(api.post("/v1/memories", insight, 201))
+    first = check(responses.MemoryPageOut, api.get("/v1/memories", entity_id="lister", limit=2))
+    assert [m["id"] for m in first["memories"]] == [made[0]["id"], made[1]["id"]]
+    assert first["next_cursor"] == made[1]["id"]
+    listed = list_all(api, entity_id="lister", limit=2)
+    assert [m["id"] for m in listed] == [m["id"] for m in made]
+    insights = list_all(api, entity_id="lister", kind="insight")
+    assert [m["id"] for m in insights] == [made[-1]["id"]]
+    everything = {m["id"] for m in list_all(api, limit=3)}
+    assert {m["id"] for m in made} <= everything
+    revised = api.put(f"/v1/memories/{made[0]['id']}", {"importance": 0.9})
+    current = [m["id"] for m in list_all(api, entity_id="lister")]
+    assert made[0]["id"] not in current
+    assert revised["id"] in current
+    with_old = list_all(api, entity_id="lister", include_superseded="true")
+    assert made[0]["id"] in [m["id"] for m in with_old]
+    for params, field in (
+        ({"limit": 0}, "limit"),
+        ({"entity_id": "lister", "cursor": "0" * 32}, "cursor"),
+        ({"cursor": "not hex"}, "cursor"),
+        ({"kind": "dream"}, "kind"),
+    ):
+        error = api.get("/v1/memories", 400, **params)
+        assert (error["error_code"], error["field"]) == ("invalid_input", field), params
+
+
+def test_list_memories_shows_only_the_callers_tenant(tmp_path: Path, hash_embed: Embed) -> None:
+    with (
+        BackgroundServer(tmp_path, embedder=hash_embed) as server,
+        admin_client(tmp_path, server, "alice") as alice,
+        admin_client(tmp_path, server, "bob") as bob,
+    ):
+        for i in range(3):
+            body = {"content": f"alice's secret {i}", "entity_id": "shared"}
+            assert alice.post("/v1/memories", json=body).status_code == 201
+        bob.post("/v1/memories", json={"content": "bob's note", "entity_id": "shared"})
+        mine = alice.get("/v1/memories", params={"limit": 2}).json()
+        assert len(mine["memories"]) == 2
+        for params in ({}, {"entity_id": "shared"}):
+            theirs = bob.get("/v1/memories", params=params).json()
+            assert [m["content"] for m in theirs["memories"]] == ["bob's note"], params
+            assert theirs["next_cursor"] is None
+        cursor = {"entity_id": "shared", "cursor": mine["next_cursor"]}
+        response = bob.get("/v1/memories", params=cursor)
+        assert response.status_code == 400, "alice's cursor means nothing to bob"
+        assert response.json()["field"] == "cursor"
+
+
 def test_session_context(api: Api) -> None:
     first = api.post("/v1/memories", {"content": "session opener", "session_id": "s-1"}, 201)
     second = api.post("/v1/memories", {"content": "session follow-up", "session_id": "s-1"}, 201)
@@ -337,6 +403,7 @@ def test_openapi_describes_the_json_forms(api: Api) -> None:
 
 NATIVE_TYPES: dict[type, type[BaseModel]] = {
     Memory: responses.MemoryOut,
+    MemoryPage: responses.MemoryPageOut,
     StrategyDetail: responses.StrategyDetailOut,
     ExpansionEdge: responses.ExpansionEdgeOut,
     RecallResult: responses.RecallResultOut,

@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_GRAPH_CONTEXT",
     "DEFAULT_IMPORTANCE",
     "DEFAULT_LIST_LIMIT",
+    "DEFAULT_LIST_PAGE",
     "DEFAULT_PRIME_MAX_MEMORIES",
     "DEFAULT_QUEUE_CAPACITY",
     "DEFAULT_RRF_K",
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_EDGES_PER_MEMORY",
     "MAX_EF_SEARCH",
     "MAX_ENTITY_ID_BYTES",
+    "MAX_LIST_PAGE",
     "MAX_QUEUE_CAPACITY",
     "MAX_TOP_K",
     "MAX_VECTOR_DIMENSION",
@@ -48,6 +50,7 @@ __all__ = [
     "InvalidValueError",
     "Memory",
     "MemoryKind",
+    "MemoryPage",
     "NativeEngine",
     "NativeSubscription",
     "NotFoundError",
@@ -91,6 +94,8 @@ DEFAULT_QUEUE_CAPACITY: int
 MAX_QUEUE_CAPACITY: int
 DEFAULT_FORGET_LIMIT: int
 DEFAULT_TOMBSTONE_PAGE: int
+DEFAULT_LIST_PAGE: int
+MAX_LIST_PAGE: int
 STRATEGIES: tuple[str, ...]
 """Every recall strategy name, in the core's order."""
 VECTOR_STRATEGIES: tuple[str, ...]
@@ -402,6 +407,17 @@ class ForgetResult:
     def from_dict(cls, data: dict[str, Any]) -> ForgetResult: ...
 
 @final
+class MemoryPage:
+    @property
+    def memories(self) -> list[Memory]: ...
+    @property
+    def next_cursor(self) -> bytes | None: ...
+    def __len__(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MemoryPage: ...
+
+@final
 class Tombstone:
     @property
     def id(self) -> bytes: ...
@@ -476,6 +492,14 @@ class NativeEngine:
     ) -> RecallOutput: ...
     def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...
+    def list_memories(
+        self,
+        entity_id: str | None = None,
+        kind: MemoryKind | str | None = None,
+        cursor: bytes | str | None = None,
+        limit: int = ...,
+        include_superseded: bool = False,
+    ) -> MemoryPage: ...
     def prime(
         self,
         entity_id: str,

@@ -114,6 +114,7 @@ class AsyncHebbs:
     tombstones = _in_thread(Hebbs.tombstones)
     get_chat_context = _in_thread(Hebbs.get_chat_context)
     list_orphans = _in_thread(Hebbs.list_orphans)
+    list_memories = _in_thread(Hebbs.list_memories)
     subscribe = _in_thread_then(Hebbs.subscribe, _async_subscription)
     health = _in_thread(Hebbs.health)
     optimize = _in_thread(Hebbs.optimize)

@@ -22,6 +22,7 @@ from hebbs._native import (
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
+    DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
@@ -34,6 +35,7 @@ from hebbs._native import (
     HealthStatus,
     Memory,
     MemoryKind,
+    MemoryPage,
     NativeEngine,
     PrimeOutput,
     RecallOutput,
@@ -51,6 +53,7 @@ from hebbs.api import (
     GetRequest,
     IdRequest,
     IdsRequest,
+    ListMemoriesRequest,
     ListRequest,
     OpenRequest,
     PrimeRequest,
@@ -415,6 +418,29 @@ class Hebbs:
     def list_orphans(self, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
         """Memories with no edge in either direction, newest first: candidates to connect."""
         return self._native.list_orphans(limit=parse(ListRequest, locals()).limit)
+
+    def list_memories(
+        self,
+        entity_id: str | None = None,
+        kind: KindLike | None = None,
+        cursor: MemoryIdLike | None = None,
+        limit: int = DEFAULT_LIST_PAGE,
+        include_superseded: bool = False,
+    ) -> MemoryPage:
+        """One page of the stored memories, oldest first: every memory in id order (the order
+        they were stored), or with ``entity_id`` that entity's timeline by ``created_at``.
+        ``kind`` keeps one kind; superseded revisions are left out unless
+        ``include_superseded``. Pass the page's ``next_cursor`` as ``cursor`` for the next page;
+        the listing is complete when it is None (a page may be short, even empty, before
+        that). Listing is not recall: access counts are unchanged."""
+        request = parse(ListMemoriesRequest, locals())
+        return self._native.list_memories(
+            entity_id=request.entity_id,
+            kind=request.kind,
+            cursor=request.cursor,
+            limit=request.limit,
+            include_superseded=request.include_superseded,
+        )
 
     def prime(
         self,

@@ -30,7 +30,10 @@ pub mod recall;
 pub mod store;
 pub mod subscribe;
 
-pub use engine::{AutoForget, Engine, EngineConfig, HealthStatus, RememberInput, RevisionInput};
+pub use engine::{
+    AutoForget, Engine, EngineConfig, HealthStatus, ListRequest, MemoryPage, RememberInput,
+    RevisionInput,
+};
 pub use error::{HebbsError, Result};
 pub use forget::{ForgetRequest, ForgetResult};
 pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, TokenVectors, Tombstone};

@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use hebbs_core::engine::{AutoForget, RememberInput, RevisionInput, DEFAULT_TOMBSTONE_PAGE};
+use hebbs_core::engine::{
+    AutoForget, ListRequest, RememberInput, RevisionInput, DEFAULT_LIST_PAGE,
+    DEFAULT_TOMBSTONE_PAGE,
+};
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
 use hebbs_core::recall::{PrimeRequest, RecallRequest, Strategy, StrategyConfig};
@@ -19,6 +22,7 @@ use crate::json::dict_to_map;
 use crate::lifecycle::{
     extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
 };
+use crate::listing::MemoryPage;
 use crate::recall_types::{
     extract_direction, extract_edge_types, PrimeOutput, RecallStrategyConfig,
 };
@@ -383,6 +387,37 @@ impl NativeEngine {
             .into_iter()
             .map(|memory| Memory::from_core(py, memory))
             .collect()
+    }
+
+    /// One page of the store's memories, oldest first: all of them by id, or `entity_id`'s
+    /// timeline by creation time; `cursor` is the previous page's `next_cursor`. A listing does
+    /// not count as an access.
+    #[pyo3(signature = (entity_id = None, kind = None, cursor = None, limit = DEFAULT_LIST_PAGE, include_superseded = false))]
+    fn list_memories(
+        &self,
+        py: Python<'_>,
+        entity_id: Option<String>,
+        kind: Option<&Bound<'_, PyAny>>,
+        cursor: Option<&Bound<'_, PyAny>>,
+        limit: usize,
+        include_superseded: bool,
+    ) -> PyResult<MemoryPage> {
+        let request = ListRequest {
+            entity_id,
+            kind: kind
+                .filter(|object| !object.is_none())
+                .map(|object| extract_kind(object, "kind"))
+                .transpose()?,
+            cursor: cursor
+                .filter(|object| !object.is_none())
+                .map(|object| extract_id(object, "cursor"))
+                .transpose()?,
+            limit,
+            include_superseded,
+        };
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let page = engine_call(py, move || engine.list_memories(&request))?;
+        MemoryPage::from_core(py, page)
     }
 
     /// Opens a standing query on `cue_embedding`: later memories that match are pushed to the

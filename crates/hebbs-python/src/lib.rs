@@ -7,6 +7,7 @@ mod engine;
 mod errors;
 mod json;
 mod lifecycle;
+mod listing;
 mod recall_types;
 mod slot;
 mod subscription;
@@ -91,6 +92,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_TOMBSTONE_PAGE",
         hebbs_core::engine::DEFAULT_TOMBSTONE_PAGE,
     )?;
+    module.add("DEFAULT_LIST_PAGE", hebbs_core::engine::DEFAULT_LIST_PAGE)?;
+    module.add("MAX_LIST_PAGE", hebbs_core::engine::MAX_LIST_PAGE)?;
     let py = module.py();
     module.add("STRATEGIES", strategy_names(py, Strategy::ALL)?)?;
     let directions = CausalDirection::ALL.map(CausalDirection::as_str);
@@ -124,5 +127,6 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<subscription::SubscribePush>()?;
     module.add_class::<lifecycle::ForgetResult>()?;
     module.add_class::<lifecycle::Tombstone>()?;
+    module.add_class::<listing::MemoryPage>()?;
     Ok(())
 }

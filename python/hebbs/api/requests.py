@@ -25,6 +25,7 @@ from hebbs._native import (
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
+    DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
@@ -208,6 +209,14 @@ class ChatContextRequest(Request):
 
 class ListRequest(Request):
     limit: Count = DEFAULT_LIST_LIMIT
+
+
+class ListMemoriesRequest(Request):
+    entity_id: Optional[Text] = None
+    kind: Optional[KindField] = None
+    cursor: Optional[MemoryIdField] = None
+    limit: Count = DEFAULT_LIST_PAGE
+    include_superseded: Flag = False
 
 
 class SubscribeRequest(Request):

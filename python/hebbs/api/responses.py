@@ -20,6 +20,7 @@ from hebbs._native import (
     ForgetResult,
     HealthStatus,
     Memory,
+    MemoryPage,
     PrimeOutput,
     RecallOutput,
     RecallResult,
@@ -98,6 +99,11 @@ class RecallOutputOut(Out):
     below_threshold: int
 
 
+class MemoryPageOut(Out):
+    memories: list[MemoryOut]
+    next_cursor: Optional[str]
+
+
 class PrimeOutputOut(Out):
     results: list[RecallResultOut]
     temporal_count: int
@@ -162,6 +168,14 @@ def encode_memories(memories: list[Memory]) -> list[JsonObject]:
 
 def encode_optional_memories(memories: list[Memory | None]) -> list[JsonObject | None]:
     return [None if memory is None else encode_memory(memory) for memory in memories]
+
+
+def encode_memory_page(page: MemoryPage) -> JsonObject:
+    cursor = page.next_cursor
+    return {
+        "memories": encode_memories(page.memories),
+        "next_cursor": None if cursor is None else cursor.hex(),
+    }
 
 
 def encode_strategy_detail(detail: StrategyDetail) -> JsonObject:
@@ -266,6 +280,7 @@ __all__ = [
     "HealthStatusOut",
     "JsonObject",
     "MemoryOut",
+    "MemoryPageOut",
     "PrimeOutputOut",
     "RecallOutputOut",
     "RecallResultOut",
@@ -278,6 +293,7 @@ __all__ = [
     "encode_health_status",
     "encode_memories",
     "encode_memory",
+    "encode_memory_page",
     "encode_optional_memories",
     "encode_prime_output",
     "encode_recall_output",

@@ -190,6 +190,26 @@ def orphans(args: argparse.Namespace, engine: Store) -> CommandOutput:
     return _memory_list(engine.list_orphans(limit=args.limit))
 
 
+def list_memories(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+    """Prints one page of the stored memories and the cursor of the next."""
+    page = engine.list_memories(
+        entity_id=args.entity_id,
+        kind=args.kind,
+        cursor=args.cursor,
+        limit=args.limit,
+        include_superseded=args.include_superseded,
+    )
+    cursor = None if page.next_cursor is None else page.next_cursor.hex()
+    payload: fmt.JsonObject = {
+        "memories": [fmt.memory_json(memory) for memory in page.memories],
+        "next_cursor": cursor,
+    }
+    lines = [f"{memory.id_hex}  {memory.content}" for memory in page.memories] or ["no memories"]
+    if cursor is not None:
+        lines.append(f"next page: --cursor {cursor}")
+    return CommandOutput(payload, "\n".join(lines))
+
+
 def _memory_list(memories: Sequence[Memory]) -> CommandOutput:
     payload: fmt.JsonObject = {"memories": [fmt.memory_json(memory) for memory in memories]}
     lines = [f"{memory.id_hex}  {memory.content}" for memory in memories]

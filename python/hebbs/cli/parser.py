@@ -16,6 +16,7 @@ from hebbs._native import (
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
+    DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_TOP_K,
     MAX_CAUSAL_DEPTH,
@@ -48,6 +49,7 @@ examples:
   {PROG} recall 'INC\\d{{4}}' --regex
   {PROG} get ID
   {PROG} recall "pricing" --url http://127.0.0.1:{DEFAULT_PORT} --api-key hb_...
+  {PROG} list --entity-id acme --kind insight --limit 20
   {PROG} revise ID --content "Discount approved at 12%"
   {PROG} forget ID
   {PROG} forget --entity-id acme --purge
@@ -327,6 +329,40 @@ def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
     )
     _add_limit(sub)
     _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
+    _add_list(commands)
+
+
+def _add_list(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "list", "one page of the stored memories, oldest first, and the next cursor"
+    )
+    sub.add_argument(
+        "--entity-id",
+        metavar="E",
+        type=values.unicode_text,
+        help="only entity E's memories, in created_at order (default: all, in id order)",
+    )
+    sub.add_argument(
+        "--kind", metavar="KIND", choices=values.MEMORY_KINDS, help="episode, insight or revision"
+    )
+    sub.add_argument(
+        "--cursor",
+        metavar="C",
+        type=values.unicode_text,
+        help="continue after the previous page's next cursor (32 hex digits)",
+    )
+    sub.add_argument(
+        "--limit",
+        metavar="N",
+        type=values.positive_int,
+        default=DEFAULT_LIST_PAGE,
+        help=f"most memories on the page (default {DEFAULT_LIST_PAGE})",
+    )
+    sub.add_argument(
+        "--include-superseded",
+        action="store_true",
+        help="also list memories a revision superseded",
+    )
 
 
 def _add_limit(sub: CliParser) -> None:

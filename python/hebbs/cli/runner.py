@@ -49,6 +49,7 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "prime": commands.prime,
     "chat-context": commands.chat_context,
     "orphans": commands.orphans,
+    "list": commands.list_memories,
 }
 #: Checks of a command's arguments that need no database: they run before it is opened, so a
 #: command line that is wrong on its face creates no store directory.
@@ -93,6 +94,7 @@ FIELD_FLAGS: Final = {
     "importance_below": "--importance-below",
     "kind": "--kind",
     "limit": "--limit",
+    "cursor": "--cursor",
     "tenant": "--tenant",
     "scope": "--scope",
 }

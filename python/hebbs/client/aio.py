@@ -193,6 +193,7 @@ class AsyncHebbsClient:
     tombstones = _sent(Operations.tombstones)
     get_chat_context = _sent(Operations.get_chat_context)
     list_orphans = _sent(Operations.list_orphans)
+    list_memories = _sent(Operations.list_memories)
     subscribe = _streamed(Operations.subscribe)
     health = _sent(Operations.health)
     optimize = _sent(Operations.optimize)

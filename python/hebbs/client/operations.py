@@ -24,6 +24,7 @@ from hebbs._native import (
     DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
+    DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
     DEFAULT_RRF_K,
@@ -34,6 +35,7 @@ from hebbs._native import (
     ForgetResult,
     HealthStatus,
     Memory,
+    MemoryPage,
     PrimeOutput,
     RecallOutput,
     ScoringWeights,
@@ -48,6 +50,7 @@ from hebbs.api import (
     GetRequest,
     IdRequest,
     IdsRequest,
+    ListMemoriesRequest,
     ListRequest,
     PrimeRequest,
     RecallRequest,
@@ -59,7 +62,7 @@ from hebbs.api import (
     parse,
     to_scoring_weights,
 )
-from hebbs.client.encode import body, id_text
+from hebbs.client.encode import body, id_text, to_json
 from hebbs.engine import KindLike, StrategyLike
 from hebbs.errors import InvalidTypeError, RemoteUnsupportedError
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
@@ -99,6 +102,10 @@ def _memories(data: object) -> list[Memory]:
 
 def _optional_memories(data: object) -> list[Memory | None]:
     return [None if item is None else Memory.from_dict(item) for item in _items(data, "memories")]
+
+
+def _memory_page(data: object) -> MemoryPage:
+    return MemoryPage.from_dict(data)  # type: ignore[arg-type]
 
 
 def _tombstones(data: object) -> list[Tombstone]:
@@ -319,6 +326,28 @@ class Operations:
         """Memories with no edge, newest first (``GET /v1/orphans``)."""
         request = parse(ListRequest, locals())
         return Call("GET", "/v1/orphans", _memories, params={"limit": str(request.limit)})
+
+    def list_memories(
+        self,
+        entity_id: str | None = None,
+        kind: KindLike | None = None,
+        cursor: MemoryIdLike | None = None,
+        limit: int = DEFAULT_LIST_PAGE,
+        include_superseded: bool = False,
+    ) -> Call[MemoryPage]:
+        """A page of the memories, oldest first (``GET /v1/memories``). See
+        :meth:`hebbs.Hebbs.list_memories`."""
+        request = parse(ListMemoriesRequest, locals())
+        params = {"limit": str(request.limit)}
+        if request.entity_id is not None:
+            params["entity_id"] = request.entity_id
+        if request.kind is not None:
+            params["kind"] = to_json(request.kind, "kind")
+        if request.cursor is not None:
+            params["cursor"] = id_text(request.cursor, "cursor")
+        if request.include_superseded:
+            params["include_superseded"] = "true"
+        return Call("GET", "/v1/memories", _memory_page, params=params)
 
     def subscribe(
         self,

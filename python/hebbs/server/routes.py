@@ -38,6 +38,7 @@ from hebbs.api.responses import (
     HealthStatusOut,
     JsonObject,
     MemoryOut,
+    MemoryPageOut,
     PrimeOutputOut,
     RecallOutputOut,
     TombstoneOut,
@@ -45,6 +46,7 @@ from hebbs.api.responses import (
     encode_health_status,
     encode_memories,
     encode_memory,
+    encode_memory_page,
     encode_optional_memories,
     encode_prime_output,
     encode_recall_output,
@@ -95,6 +97,29 @@ def remember(body: RememberRequest, request: Request, caller: Caller = WRITE) ->
     """Stores one memory (embedded with the store's embedder unless ``embedding`` is given)."""
     with _store(request, caller) as engine:
         return _json(encode_memory(engine.remember(**_given(body))), 201)
+
+
+@router.get("/memories", response_model=MemoryPageOut, tags=["listings"])
+def list_memories(
+    request: Request,
+    entity_id: Optional[str] = None,
+    kind: Optional[str] = None,
+    cursor: Optional[str] = None,
+    limit: Optional[int] = None,
+    include_superseded: bool = False,
+    caller: Caller = READ,
+) -> Response:
+    """A page of the caller's memories, oldest first (by id, or ``entity_id``'s timeline by
+    ``created_at``); pass ``next_cursor`` as ``cursor`` for the next page, null at the end."""
+    with _store(request, caller) as engine:
+        page = engine.list_memories(
+            entity_id=entity_id,
+            kind=kind,
+            cursor=cursor,
+            include_superseded=include_superseded,
+            **_optional("limit", limit),
+        )
+        return _json(encode_memory_page(page))
 
 
 @router.post("/memories/bulk", status_code=201, response_model=list[MemoryOut], tags=["memories"])

@@ -1,7 +1,7 @@
 //! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
 //! `remember`, `get`, `recall` and `health`; `add_edges`, `revise`/`lineage`,
-//! `forget`/`forget_decayed` and `put_token_vectors`/`get_token_vectors` live in their own
-//! files. It takes vectors; embedding text is the caller's job.
+//! `forget`/`forget_decayed`, `list_memories` and `put_token_vectors`/`get_token_vectors` live
+//! in their own files. It takes vectors; embedding text is the caller's job.
 //!
 //! On-disk layout under the engine's directory: `store/` (RocksDB, the source of truth), `hnsw/`
 //! (the vector index checkpoint) and `text/` (the full-text index).
@@ -14,6 +14,7 @@ mod edges;
 mod forget;
 mod health;
 pub(crate) mod input;
+mod list;
 mod rebuild;
 mod recovery;
 mod revise;
@@ -36,6 +37,7 @@ pub use forget::DEFAULT_TOMBSTONE_PAGE;
 pub use health::HealthStatus;
 pub(crate) use input::{check_entity_id, check_unit};
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
+pub use list::{ListRequest, MemoryPage, DEFAULT_LIST_PAGE, LIST_SCAN_MAX, MAX_LIST_PAGE};
 pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
 pub use revise::RevisionInput;

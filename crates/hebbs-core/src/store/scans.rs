@@ -1,5 +1,6 @@
-//! The streaming scans that `forget` and audits need: memory headers in id order, one entity's
-//! timeline oldest first, tombstones, and a scan of every column family for an id's bytes.
+//! The streaming scans that `forget`, listings and audits need: memory headers in id order,
+//! records after a cursor, one entity's timeline oldest first (from a time or after a key),
+//! tombstones, and a scan of every column family for an id's bytes.
 
 use rocksdb::{Direction, IteratorMode, ReadOptions};
 
@@ -21,6 +22,57 @@ impl Store {
                     StoredMemory::peek_scoring_fields(&value)?,
                 ))
             })
+    }
+
+    /// Every encoded record whose id sorts after `after` (all of them without one), streamed in id
+    /// (creation) order: one seek, then a forward scan.
+    pub fn records_after(
+        &self,
+        after: Option<MemoryId>,
+    ) -> impl Iterator<Item = Result<(MemoryId, Box<[u8]>)>> + '_ {
+        let mode = match &after {
+            Some(id) => IteratorMode::From(id.as_bytes(), Direction::Forward),
+            None => IteratorMode::Start,
+        };
+        self.db
+            .iterator_cf(self.cf(MEMORIES), mode)
+            .filter(move |item| match (item, &after) {
+                (Ok((key, _)), Some(id)) => key.as_ref() != id.as_bytes(),
+                _ => true,
+            })
+            .map(|item| {
+                let (key, value) = item?;
+                Ok((MemoryId::from_slice(&key, "memory key")?, value))
+            })
+    }
+
+    /// The timeline of `entity` after `after` (exclusive; from its start without one), streamed
+    /// oldest first: one seek, then a forward scan bounded to the entity's prefix.
+    pub fn temporal_after(
+        &self,
+        entity: &str,
+        after: Option<&TemporalKey>,
+    ) -> impl Iterator<Item = Result<TemporalKey>> + '_ {
+        let (lower, skip) = match after {
+            Some(key) => {
+                let encoded = key.encode();
+                (encoded.clone(), Some(encoded))
+            }
+            None => (TemporalKey::prefix(entity), None),
+        };
+        let mut options = ReadOptions::default();
+        options.set_iterate_upper_bound(TemporalKey::upper_bound(entity, u64::MAX));
+        self.db
+            .iterator_cf_opt(
+                self.cf(TEMPORAL),
+                options,
+                IteratorMode::From(&lower, Direction::Forward),
+            )
+            .filter(move |item| match (item, &skip) {
+                (Ok((key, _)), Some(skip)) => key.as_ref() != skip.as_slice(),
+                _ => true,
+            })
+            .map(|item| TemporalKey::decode(&item?.0))
     }
 
     /// The memories of `entity` created in `[start_us, end_us]`, streamed oldest first.

@@ -11,6 +11,7 @@ mod forget_purge;
 mod hnsw_recall;
 mod hybrid;
 mod index_rebuild;
+mod listing;
 mod partial_success;
 mod recall_strategies;
 mod subscribe;

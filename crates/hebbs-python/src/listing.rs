@@ -1,0 +1,84 @@
+//! `MemoryPage`, the answer to `list_memories`: one page of memories and the cursor to continue.
+
+use hebbs_core::MemoryId;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyType};
+
+use crate::errors::invalid;
+use crate::types::Memory;
+use crate::wire::{list_of, Reader};
+
+/// One page of a listing; pass `next_cursor` as the next call's `cursor` (None: the end).
+#[pyclass(frozen, module = "hebbs")]
+pub struct MemoryPage {
+    /// The page's memories, in listing order.
+    #[pyo3(get)]
+    memories: Vec<Py<Memory>>,
+    next_cursor: Option<MemoryId>,
+}
+
+impl MemoryPage {
+    /// Converts a core page.
+    pub fn from_core(py: Python<'_>, page: hebbs_core::MemoryPage) -> PyResult<Self> {
+        Ok(Self {
+            memories: page
+                .memories
+                .into_iter()
+                .map(|memory| Py::new(py, Memory::from_core(py, memory)?))
+                .collect::<PyResult<_>>()?,
+            next_cursor: page.next_cursor,
+        })
+    }
+}
+
+#[pymethods]
+impl MemoryPage {
+    /// The 16-byte id to pass as the next call's `cursor`, or None once the listing is complete.
+    #[getter]
+    fn next_cursor<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        self.next_cursor.map(|id| PyBytes::new(py, id.as_bytes()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.memories.len()
+    }
+
+    /// This page as a JSON-ready dict: memories (as `Memory.to_dict` writes them) and
+    /// next_cursor (32 hex digits or None).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("memories", list_of(py, &self.memories, Memory::to_wire)?)?;
+        dict.set_item("next_cursor", self.next_cursor.map(|id| id.to_hex()))?;
+        Ok(dict)
+    }
+
+    /// The page that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let wire = Reader::top(data)?;
+        let memories = wire
+            .items("memories")?
+            .iter()
+            .map(|item| Py::new(wire.py(), Memory::from_wire(item)?))
+            .collect::<PyResult<_>>()?;
+        let next_cursor = wire
+            .opt_text("next_cursor")?
+            .map(|hex| {
+                hex.parse::<MemoryId>()
+                    .map_err(|_| invalid("next_cursor", "expected 32 hex digits"))
+            })
+            .transpose()?;
+        Ok(Self {
+            memories,
+            next_cursor,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "MemoryPage(memories={}, next_cursor={:?})",
+            self.memories.len(),
+            self.next_cursor.map(|id| id.to_hex())
+        )
+    }
+}
