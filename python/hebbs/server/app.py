@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from hebbs import __version__
 from hebbs.engine import EmbedderLike
-from hebbs.server import errors, routes
+from hebbs.server import errors, openapi, routes
 from hebbs.server.auth import AuthConfig
 from hebbs.server.keys import KeyStore
 from hebbs.server.limits import (
@@ -76,6 +76,8 @@ def create_app(
     app.state.metrics = Metrics(lambda: tenants.open_count)
     errors.install(app)
     app.include_router(routes.router)
+    app.include_router(routes.public)
+    openapi.install(app)
     app.add_middleware(BodyLimit, limit=max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app
