@@ -5,7 +5,8 @@ engine releases the GIL, so the handlers are plain functions run in the worker t
 
 The reference server's shorter paths are aliases: ``POST /v1/recall``, ``/v1/prime``,
 ``/v1/forget`` and ``PUT /v1/revise/{id}``. ``POST /v1/subscribe`` is a stream of server-sent
-events (see :func:`subscribe`).
+events (see :func:`subscribe`). The routes that need a key are on :data:`router`, which declares
+their failures in the OpenAPI document (:mod:`hebbs.server.openapi`); the probes on :data:`public`.
 """
 
 from __future__ import annotations
