@@ -39,6 +39,7 @@ from hebbs._native import (
 from hebbs.api import responses
 from hebbs.embedder import Embedder
 from hebbs.server.keys import KeyStore
+from hebbs.server.metrics import CONTENT_TYPE as PROMETHEUS_CONTENT_TYPE
 from hebbs.server.serve import BackgroundServer
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -463,3 +464,56 @@ def test_tls(tmp_path: Path, hash_embed: Embed) -> None:
         response = httpx.get(server.url + "/v1/health", verify=context)
     assert response.status_code == 200
     assert response.json()["serving"] is True
+
+
+#: The operations that look an id up, so may answer 404.
+LOOKUPS = {
+    ("get", "/v1/memories/{id}"),
+    ("put", "/v1/memories/{id}"),
+    ("put", "/v1/revise/{id}"),
+    ("get", "/v1/memories/{id}/lineage"),
+    ("post", "/v1/memories/{id}/edges"),
+    ("get", "/v1/tombstones/{id}"),
+}
+#: The operations that need no key.
+PUBLIC = {("get", "/v1/health/live"), ("get", "/v1/health/ready")}
+
+
+def test_openapi_declares_the_errors_the_server_sends(api: Api) -> None:
+    """Every failure is declared with the ErrorOut body; FastAPI's 422, which the server never
+    sends (bad input is 400), is not (it was documented on every operation that takes input)."""
+    document = api.get("/openapi.json")
+    schemas = document["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas
+    assert set(schemas["ErrorOut"]["required"]) == {"error_code", "message", "field"}
+    error = {"$ref": "#/components/schemas/ErrorOut"}
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            answers = operation["responses"]
+            failures = {int(status) for status in answers if int(status) >= 400}
+            expected = set() if (method, path) in PUBLIC else {401, 403, 429, 500, 503}
+            if operation.get("parameters") or "requestBody" in operation:
+                expected.add(400)
+            if "requestBody" in operation:
+                expected.add(413)
+            if (method, path) in LOOKUPS:
+                expected.add(404)
+            if path == "/v1/health/ready":
+                expected.add(503)
+            assert failures == expected, (method, path)
+            for status in failures:
+                assert answers[str(status)]["content"]["application/json"]["schema"] == error
+
+
+def test_openapi_declares_the_stream_media_types(api: Api) -> None:
+    """The metrics and the subscription stream declare their media types (they declared none)."""
+    paths = api.get("/openapi.json")["paths"]
+    metrics = paths["/v1/metrics"]["get"]["responses"]["200"]["content"]
+    assert list(metrics) == [PROMETHEUS_CONTENT_TYPE]
+    stream = paths["/v1/subscribe"]["post"]["responses"]["200"]["content"]
+    events = stream["text/event-stream"]["schema"]["oneOf"]
+    assert [event["properties"]["event"]["const"] for event in events] == [
+        "subscribed",
+        "push",
+        "end",
+    ]

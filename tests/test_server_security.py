@@ -350,3 +350,29 @@ def test_closed_streams_release_their_stores(setup: Setup) -> None:
     while any(entry.leases for entry in tenants._open.values()) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert all(entry.leases == 0 for entry in tenants._open.values())
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "scope"),
+    [
+        ("POST", "/v1/memories", "write"),
+        ("PUT", f"/v1/memories/{MISSING}", "write"),
+        ("POST", "/v1/subscribe", "read"),
+    ],
+)
+@pytest.mark.parametrize("body", [b"\x00", b"{", b"\xff\xfe"], ids=["nul", "truncated", "utf16"])
+def test_an_unreadable_body_without_a_key_is_401(
+    setup: Setup, method: str, path: str, scope: str, body: bytes
+) -> None:
+    """FastAPI reads the body before the key is checked; without a key the answer is still
+    401 (it was 400 ``invalid_input``), with too weak a key 403, with a good one 400."""
+    headers = {"Content-Type": "application/json"}
+    url = setup.server.url + path
+    assert_error(httpx.request(method, url, content=body, headers=headers), 401, "unauthorized")
+    if scope == "write":
+        with setup.client("alice", "read") as reader:
+            refused = reader.request(method, path, content=body, headers=headers)
+        assert_error(refused, 403, "forbidden")
+    with setup.client("alice", scope) as caller:
+        answered = caller.request(method, path, content=body, headers=headers)
+    assert assert_error(answered, 400, "invalid_input")["field"] in ("body", None)

@@ -6,7 +6,7 @@ property by its name: ids (``bytes``) as 32 lowercase hex digits, :class:`EdgeTy
 recursively and lists as lists. One encoder per type (``encode_memory``, ...) builds the
 JSON-ready dict; one pydantic model per type (``MemoryOut``, ...) describes it for the OpenAPI
 document and lets a test or a client check a body (``extra="forbid"``: a field the encoder
-adds must be added to the model too).
+adds must be added to the model too). ``ErrorOut`` is the body of every failure.
 """
 
 from __future__ import annotations
@@ -132,6 +132,14 @@ class HealthStatusOut(Out):
     version: str
     memory_count: int
     uptime_seconds: int
+
+
+class ErrorOut(Out):
+    """Every failure's body: the snake_case kind, a message, and the input it names (or null)."""
+
+    error_code: str
+    message: str
+    field: Optional[str]
 
 
 class SubscribePushOut(Out):
@@ -275,6 +283,7 @@ def encode_subscribe_push(push: SubscribePush) -> JsonObject:
 
 
 __all__ = [
+    "ErrorOut",
     "ExpansionEdgeOut",
     "ForgetResultOut",
     "HealthStatusOut",

@@ -17,8 +17,8 @@ from fastapi import FastAPI
 
 from hebbs import __version__
 from hebbs.engine import EmbedderLike
-from hebbs.server import errors, routes
-from hebbs.server.auth import AuthConfig
+from hebbs.server import errors, openapi, routes
+from hebbs.server.auth import AuthConfig, check_route_key
 from hebbs.server.keys import KeyStore
 from hebbs.server.limits import (
     MAX_REQUEST_BYTES,
@@ -74,8 +74,10 @@ def create_app(
     app.state.tenants = tenants
     app.state.auth = AuthConfig(keys=keys, buckets=TokenBuckets(rate_per_s, rate_burst))
     app.state.metrics = Metrics(lambda: tenants.open_count)
-    errors.install(app)
+    errors.install(app, check_route_key)
     app.include_router(routes.router)
+    app.include_router(routes.public)
+    openapi.install(app)
     app.add_middleware(BodyLimit, limit=max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app

@@ -6,13 +6,17 @@ for the metrics. A missing, malformed, unknown, revoked or expired key is 401; a
 scope is too weak is 403; a key over its rate is 429. The tenant comes from the key, never from
 the request. A server run without auth (loopback only) serves the tenant ``default`` to
 everyone, with every scope and no rate limit.
+
+FastAPI reads a JSON body before it runs the dependencies, so a malformed body would be
+answered 400 before the key is looked at; :func:`check_route_key` lets the error handlers
+authenticate such a request first, so a caller without a valid key learns nothing but 401.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Final
+from typing import Final
 
 from fastapi import Request
 
@@ -67,11 +71,35 @@ def authenticate(request: Request, scope: str) -> Caller:
     return Caller(info.tenant, info.key_id)
 
 
-def require(scope: str) -> Callable[..., Any]:
+class Require:
     """The FastAPI dependency that authenticates a request for ``scope``."""
 
-    def dependency(request: Request) -> Caller:
-        return authenticate(request, scope)
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
 
-    dependency.__name__ = f"require_{scope}"
-    return dependency
+    def __call__(self, request: Request) -> Caller:
+        caller = authenticate(request, self.scope)
+        request.state.caller = caller
+        return caller
+
+
+def require(scope: str) -> Require:
+    """The dependency of routes that need ``scope``."""
+    return Require(scope)
+
+
+def route_scope(request: Request) -> str | None:
+    """The scope the route ``request`` matched needs (None: no key needed, or no route)."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    for dependency in getattr(dependant, "dependencies", ()):
+        if isinstance(dependency.call, Require):
+            return dependency.call.scope
+    return None
+
+
+def check_route_key(request: Request) -> None:
+    """Raises the 401/403/429 of ``request`` if its route needs a key it lacks (a request that
+    was authenticated already is not again: that would take a second token)."""
+    scope = route_scope(request)
+    if scope is not None and getattr(request.state, "caller", None) is None:
+        authenticate(request, scope)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Callable, Final
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -166,8 +166,19 @@ def _dotted(loc: Sequence[Any]) -> str:
     return field
 
 
-def install(app: FastAPI) -> None:
-    """Registers the handlers that give every failure the shape above."""
+def install(app: FastAPI, check_key: Callable[[Request], None] | None = None) -> None:
+    """Registers the handlers that give every failure the shape above. ``check_key`` raises
+    the :class:`ApiError` of a request without the key its route needs: a body FastAPI could
+    not read (a 400 raised before the route's dependencies ran) is answered with that first."""
+
+    def key_error(request: Request) -> JSONResponse | None:
+        if check_key is None:
+            return None
+        try:
+            check_key(request)
+        except ApiError as error:
+            return error_response(error)
+        return None
 
     async def on_api_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, ApiError)
@@ -182,10 +193,13 @@ def install(app: FastAPI) -> None:
 
     async def on_validation(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
-        return error_response(from_validation(error.errors()))
+        return key_error(request) or error_response(from_validation(error.errors()))
 
     async def on_http(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
+        refused = key_error(request) if error.status_code == 400 else None
+        if refused is not None:
+            return refused
         code = HTTP_CODES.get(error.status_code, "internal_error")
         return error_response(
             ApiError(error.status_code, code, str(error.detail), headers=error.headers)

@@ -5,7 +5,8 @@ engine releases the GIL, so the handlers are plain functions run in the worker t
 
 The reference server's shorter paths are aliases: ``POST /v1/recall``, ``/v1/prime``,
 ``/v1/forget`` and ``PUT /v1/revise/{id}``. ``POST /v1/subscribe`` is a stream of server-sent
-events (see :func:`subscribe`).
+events (see :func:`subscribe`). The routes that need a key are on :data:`router`, which declares
+their failures in the OpenAPI document (:mod:`hebbs.server.openapi`); the probes on :data:`public`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from hebbs.errors import NotFoundError
 from hebbs.server.auth import Caller, require
 from hebbs.server.errors import not_ready
 from hebbs.server.metrics import CONTENT_TYPE
+from hebbs.server.openapi import KEYED_ERRORS, NOT_FOUND, NOT_READY, SUBSCRIBE_EVENT, stream
 from hebbs.subscription import AsyncSubscription
 
 #: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
@@ -70,7 +72,10 @@ READ = Depends(require("read"))
 WRITE = Depends(require("write"))
 ADMIN = Depends(require("admin"))
 
-router = APIRouter(prefix="/v1")
+#: The routes that need a key.
+router = APIRouter(prefix="/v1", responses=KEYED_ERRORS)
+#: The routes that answer without one.
+public = APIRouter(prefix="/v1")
 
 
 @contextmanager
@@ -197,7 +202,7 @@ def forget_decayed(
         return _json(encode_forget_result(engine.forget_decayed(**_given(body))))
 
 
-@router.get("/memories/{id}", response_model=MemoryOut, tags=["memories"])
+@router.get("/memories/{id}", response_model=MemoryOut, tags=["memories"], responses=NOT_FOUND)
 def get(
     id: str, request: Request, include_embedding: bool = False, caller: Caller = READ
 ) -> Response:
@@ -211,13 +216,13 @@ def _revise(id: str, body: ReviseChanges, request: Request, caller: Caller) -> R
         return _json(encode_memory(engine.revise(id, **_given(body))))
 
 
-@router.put("/memories/{id}", response_model=MemoryOut, tags=["memories"])
+@router.put("/memories/{id}", response_model=MemoryOut, tags=["memories"], responses=NOT_FOUND)
 def revise(id: str, body: ReviseChanges, request: Request, caller: Caller = WRITE) -> Response:
     """Stores a revision that supersedes memory ``id`` and returns it."""
     return _revise(id, body, request, caller)
 
 
-@router.put("/revise/{id}", response_model=MemoryOut, tags=["aliases"])
+@router.put("/revise/{id}", response_model=MemoryOut, tags=["aliases"], responses=NOT_FOUND)
 def revise_alias(
     id: str, body: ReviseChanges, request: Request, caller: Caller = WRITE
 ) -> Response:
@@ -225,14 +230,19 @@ def revise_alias(
     return _revise(id, body, request, caller)
 
 
-@router.get("/memories/{id}/lineage", response_model=list[MemoryOut], tags=["memories"])
+@router.get(
+    "/memories/{id}/lineage",
+    response_model=list[MemoryOut],
+    tags=["memories"],
+    responses=NOT_FOUND,
+)
 def lineage(id: str, request: Request, caller: Caller = READ) -> Response:
     """The revision chain through ``id``, oldest first."""
     with _store(request, caller) as engine:
         return _json(encode_memories(engine.lineage(id)))
 
 
-@router.post("/memories/{id}/edges", status_code=204, tags=["memories"])
+@router.post("/memories/{id}/edges", status_code=204, tags=["memories"], responses=NOT_FOUND)
 def add_edges(id: str, body: EdgesRequest, request: Request, caller: Caller = WRITE) -> Response:
     """Adds edges from memory ``id`` (all or nothing); 204 with no body."""
     with _store(request, caller) as engine:
@@ -269,7 +279,7 @@ def tombstones(
         return _json([encode_tombstone(tombstone) for tombstone in found])
 
 
-@router.get("/tombstones/{id}", response_model=TombstoneOut, tags=["listings"])
+@router.get("/tombstones/{id}", response_model=TombstoneOut, tags=["listings"], responses=NOT_FOUND)
 def tombstone(id: str, request: Request, caller: Caller = READ) -> Response:
     """The tombstone of forgotten memory ``id``; 404 if there is none."""
     with _store(request, caller) as engine:
@@ -286,13 +296,13 @@ def health(request: Request, caller: Caller = READ) -> Response:
         return _json(encode_health_status(engine.health()))
 
 
-@router.get("/health/live", tags=["health"])
+@public.get("/health/live", tags=["health"])
 def live() -> JsonObject:
     """200 while the process answers (no key needed)."""
     return {"live": True}
 
 
-@router.get("/health/ready", tags=["health"])
+@public.get("/health/ready", tags=["health"], responses=NOT_READY)
 def ready(request: Request) -> JsonObject:
     """200 once the server has started and until it shuts down, else 503 (no key needed)."""
     if not request.app.state.ready:
@@ -300,7 +310,12 @@ def ready(request: Request) -> JsonObject:
     return {"ready": True}
 
 
-@router.get("/metrics", tags=["health"], response_class=Response)
+@router.get(
+    "/metrics",
+    tags=["health"],
+    response_class=Response,
+    responses=stream(CONTENT_TYPE, {"type": "string"}),
+)
 def metrics(request: Request, caller: Caller = ADMIN) -> Response:
     """Prometheus metrics in the text format (an admin key when auth is on)."""
     return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)
@@ -311,7 +326,12 @@ def _event(name: str, data: JsonObject, event_id: int | None = None) -> bytes:
     return (head + f"data: {json.dumps(data, separators=(',', ':'))}\n\n").encode()
 
 
-@router.post("/subscribe", tags=["subscribe"], response_class=StreamingResponse)
+@router.post(
+    "/subscribe",
+    tags=["subscribe"],
+    response_class=StreamingResponse,
+    responses=stream(SSE_MEDIA_TYPE, SUBSCRIBE_EVENT),
+)
 async def subscribe(
     body: SubscribeRequest, request: Request, caller: Caller = READ
 ) -> StreamingResponse:
