@@ -190,7 +190,7 @@ def orphans(args: argparse.Namespace, engine: Store) -> CommandOutput:
     return _memory_list(engine.list_orphans(limit=args.limit))
 
 
-def list_memories(args: argparse.Namespace, engine: Hebbs) -> CommandOutput:
+def list_memories(args: argparse.Namespace, engine: Store) -> CommandOutput:
     """Prints one page of the stored memories and the cursor of the next."""
     page = engine.list_memories(
         entity_id=args.entity_id,
