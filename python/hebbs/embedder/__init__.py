@@ -4,6 +4,8 @@
   nothing is downloaded at run time.
 - :class:`OnnxEmbedder` -- any BERT-style encoder exported to ONNX, with its ``tokenizer.json``.
 - :class:`CallableEmbedder` -- wraps a user function ``list[str] -> [n, d] array``.
+- :class:`BatchingEmbedder` -- wraps an embedder so that concurrent threads' texts are embedded
+  in one call (micro-batching; the REST server wraps its model with it).
 - :func:`as_embedder` -- maps ``None`` / an ``Embedder`` / a callable to an ``Embedder``.
 
 Every embedder returns float32, C-contiguous arrays with unit-norm rows.
@@ -11,6 +13,7 @@ Every embedder returns float32, C-contiguous arrays with unit-norm rows.
 
 from __future__ import annotations
 
+from .batching import BatchingEmbedder
 from .bundled import bundled_model_path, bundled_tokenizer_path, default_embedder
 from .callable_embedder import CallableEmbedder, EmbedFunction
 from .constants import (
@@ -20,6 +23,8 @@ from .constants import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_MAX_LENGTH,
     DEFAULT_POOLING,
+    MAX_BATCH,
+    MAX_WAIT_S,
 )
 from .dispatch import EmbedderLike, as_embedder
 from .onnx_embedder import OnnxEmbedder, Pooling
@@ -32,6 +37,9 @@ __all__ = [
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_POOLING",
+    "MAX_BATCH",
+    "MAX_WAIT_S",
+    "BatchingEmbedder",
     "CallableEmbedder",
     "EmbedFunction",
     "Embedder",

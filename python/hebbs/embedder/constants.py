@@ -35,3 +35,9 @@ DEFAULT_POOLING: Final = "mean"
 
 #: Text used once to learn the dimension of a user callable that was given none.
 DIMENSION_PROBE_TEXT: Final = "dimension probe"
+
+#: Texts a :class:`~hebbs.embedder.batching.BatchingEmbedder` gathers into one call at most:
+#: one ONNX run of the bundled model.
+MAX_BATCH: Final = DEFAULT_BATCH_SIZE
+#: Seconds the first text of a micro-batch waits for others to join it.
+MAX_WAIT_S: Final = 0.002

@@ -16,6 +16,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from hebbs import __version__
+from hebbs.embedder import BatchingEmbedder
 from hebbs.engine import EmbedderLike
 from hebbs.server import errors, openapi, routes
 from hebbs.server.auth import AuthConfig, check_route_key
@@ -36,6 +37,7 @@ def create_app(
     *,
     auth: bool = True,
     embedder: EmbedderLike = None,
+    embed_batching: bool = True,
     max_open_tenants: int = DEFAULT_MAX_OPEN_TENANTS,
     max_request_bytes: int = MAX_REQUEST_BYTES,
     rate_per_s: float = RATE_LIMIT_PER_S,
@@ -45,12 +47,15 @@ def create_app(
 
     ``auth`` False serves the one tenant ``default`` without keys (``hebbs serve`` allows it
     on a loopback host only). ``embedder`` embeds the texts of every tenant (None: the bundled
-    model, loaded on first use and shared by every store of the process). The limits default
+    model, loaded on first use and shared by every store of the process); with
+    ``embed_batching`` it is wrapped in one :class:`~hebbs.embedder.BatchingEmbedder` shared by
+    every tenant, so concurrent requests' texts are embedded together. The limits default
     to the named constants of :mod:`hebbs.server.limits` and :mod:`hebbs.server.tenants`.
     """
     root = Path(data_dir)
     root.mkdir(parents=True, exist_ok=True)
-    tenants = TenantStores(root, embedder, max_open=max_open_tenants)
+    shared = BatchingEmbedder(embedder) if embed_batching else embedder
+    tenants = TenantStores(root, shared, max_open=max_open_tenants)
     keys = KeyStore(root) if auth else None
 
     @asynccontextmanager
@@ -72,6 +77,7 @@ def create_app(
     )
     app.state.ready = False
     app.state.tenants = tenants
+    app.state.embedder = shared
     app.state.auth = AuthConfig(keys=keys, buckets=TokenBuckets(rate_per_s, rate_burst))
     app.state.metrics = Metrics(lambda: tenants.open_count)
     errors.install(app, check_route_key)

@@ -1,0 +1,235 @@
+"""What the REST server adds to the embedded engine, and what micro-batching of embeddings buys.
+
+Loads ``--n`` memories (384-d random unit vectors) with ``remember_many`` into the store of the
+tenant ``default``, optimizes, then in one run:
+
+1. times the embedded calls (``Hebbs.recall`` / ``remember``, vectors passed in and embedded by
+   the bundled model) in this process;
+2. serves the store with ``hebbs.server.serve.serve`` in a subprocess (``--no-auth`` on
+   127.0.0.1, the bundled model), and times REST recall and remember, vectors passed in and
+   embedded by the server, with 1 and ``--clients`` concurrent clients (threads, each its own
+   ``httpx.Client``);
+3. serves it again with ``embed_batching=False`` and times the server-embedded calls again.
+
+Prints a table (p50 / p99 latency per request, throughput of all clients) and the ratios: REST
+recall p50 minus embedded p50, and 8-client over 1-client remember throughput with and without
+batching. Run ``python benches/rest_bench.py --n 10000`` for a quick run; CI never runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+import hebbs
+from hebbs.embedder import default_embedder
+from hebbs.server.tenants import DEFAULT_TENANT, TENANTS_DIR
+
+SEED = 7
+DIM = 384
+LOAD_BATCH = 2000
+HOST = "127.0.0.1"
+START_TIMEOUT_S = 60.0
+TOP_K = 10
+WORDS = ("customer", "invoice", "meeting", "pricing", "discount", "renewal", "outage", "export")
+
+Call = Callable[[int, int], Any]  # (client, call number)
+
+
+def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
+    values = rng.standard_normal((n, DIM)).astype(np.float32)
+    return values / np.linalg.norm(values, axis=1, keepdims=True)
+
+
+def sentence(i: int) -> str:
+    """A short memory-like text, different for each ``i``."""
+    picked = [WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(6)]
+    return f"note {i}: the " + " ".join(picked)
+
+
+def load(store: Path, n: int, rng: np.random.Generator) -> None:
+    vectors = unit_vectors(rng, n)
+    with hebbs.Hebbs.open(store, embedder=default_embedder()) as mem:
+        for start in range(0, n, LOAD_BATCH):
+            end = min(start + LOAD_BATCH, n)
+            mem.remember_many(
+                [
+                    {"content": sentence(i), "entity_id": f"e{i % 100}", "embedding": vectors[i]}
+                    for i in range(start, end)
+                ]
+            )
+        mem.optimize()
+
+
+def timed(call: Call, clients: int, runs: int) -> tuple[list[float], float]:
+    """Seconds of each ``call(client, i)``, ``runs`` calls per client in ``clients`` threads
+    started together, and the requests per second of all of them."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    barrier = threading.Barrier(clients + 1)
+
+    def run(c: int) -> None:
+        barrier.wait()
+        for r in range(runs):
+            start = time.perf_counter()
+            call(c, c * runs + r)
+            latencies[c].append(time.perf_counter() - start)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in range(clients)]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - start
+    flat = [x for part in latencies for x in part]
+    return flat, len(flat) / wall
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server(data_dir: Path, batching: bool) -> Iterator[str]:
+    """A ``serve`` subprocess over ``data_dir``; yields its URL, stops it on exit."""
+    port = free_port()
+    code = (
+        "from hebbs.server.serve import serve; "
+        f"serve({str(data_dir)!r}, host={HOST!r}, port={port}, auth=False, "
+        f"embed_batching={batching})"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
+    url = f"http://{HOST}:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                if httpx.get(url + "/v1/health/ready").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[str] = []
+        self.p50: dict[tuple[str, str, int], float] = {}
+        self.rate: dict[tuple[str, str, int], float] = {}
+
+    def add(self, mode: str, name: str, clients: int, seconds: list[float], rate: float) -> None:
+        p50, p99 = np.percentile(seconds, [50, 99]) * 1e3
+        self.p50[mode, name, clients] = p50
+        self.rate[mode, name, clients] = rate
+        self.rows.append(
+            f"| {mode:<24} | {name:<28} | {clients:>7} | {p50:7.2f} | {p99:7.2f} | {rate:8.0f} |"
+        )
+        print(self.rows[-1], flush=True)
+
+
+def rest_calls(
+    sessions: list[httpx.Client], queries: np.ndarray, fresh: np.ndarray
+) -> dict[str, Call]:
+    def post(c: int, path: str, body: dict[str, Any], status: int) -> None:
+        response = sessions[c].post(path, json=body)
+        if response.status_code != status:
+            raise RuntimeError(f"{path}: {response.status_code} {response.text}")
+
+    return {
+        "recall, vector": lambda c, i: post(
+            c, "/v1/memories/recall", {"cue_embedding": queries[i].tolist(), "top_k": TOP_K}, 200
+        ),
+        "remember, vector": lambda c, i: post(
+            c, "/v1/memories", {"content": sentence(-i), "embedding": fresh[i].tolist()}, 201
+        ),
+        "recall, server embeds": lambda c, i: post(
+            c, "/v1/memories/recall", {"cue": sentence(i + 1), "top_k": TOP_K}, 200
+        ),
+        "remember, server embeds": lambda c, i: post(
+            c, "/v1/memories", {"content": f"fresh {sentence(i)}"}, 201
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=100_000, help="memories in the store")
+    parser.add_argument("--runs", type=int, default=200, help="calls per client and case")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
+    args = parser.parse_args()
+    rng = np.random.default_rng(SEED)
+    total = args.runs * args.clients
+    queries = unit_vectors(rng, total)
+    fresh = unit_vectors(rng, total)
+    table = Table()
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = Path(tmp)
+        store = data_dir / TENANTS_DIR / DEFAULT_TENANT
+        store.parent.mkdir(parents=True)
+        started = time.perf_counter()
+        load(store, args.n, rng)
+        print(f"n={args.n}: loaded and optimized in {time.perf_counter() - started:.1f} s")
+        print(f"{args.runs} calls per client and case, latency per request in ms")
+        print("| mode | operation | clients | p50 ms | p99 ms | req/s |")
+        print("|---|---|---:|---:|---:|---:|")
+        with hebbs.Hebbs.open(store, embedder=default_embedder()) as mem:
+            embedded: dict[str, Call] = {
+                "recall, vector": lambda _, i: mem.recall(cue_embedding=queries[i], top_k=TOP_K),
+                "remember, vector": lambda _, i: mem.remember(sentence(-i), embedding=fresh[i]),
+                "recall, embeds": lambda _, i: mem.recall(cue=sentence(i + 1), top_k=TOP_K),
+                "remember, embeds": lambda _, i: mem.remember(f"fresh {sentence(i)}"),
+            }
+            for name, call in embedded.items():
+                timed(call, 1, min(50, args.runs))
+                table.add("embedded", name, 1, *timed(call, 1, args.runs))
+        for batching in (True, False):
+            mode = "REST, batching " + ("on" if batching else "off")
+            with server(data_dir, batching) as url:
+                for clients in (1, args.clients):
+                    sessions = [httpx.Client(base_url=url, timeout=60) for _ in range(clients)]
+                    for name, call in rest_calls(sessions, queries, fresh).items():
+                        if not batching and "server embeds" not in name:
+                            continue
+                        timed(call, clients, min(20, args.runs))
+                        table.add(mode, name, clients, *timed(call, clients, args.runs))
+                    for session in sessions:
+                        session.close()
+    on, off, c = "REST, batching on", "REST, batching off", args.clients
+    added = table.p50[on, "recall, vector", 1] - table.p50["embedded", "recall, vector", 1]
+    print(f"\nREST recall p50 - embedded recall p50 (vectors, 1 client): {added:+.2f} ms")
+    for mode in (on, off):
+        ratio = (
+            table.rate[mode, "remember, server embeds", c]
+            / table.rate[mode, "remember, server embeds", 1]
+        )
+        print(f"{mode}: remember with server embedding, {c} clients / 1 client: {ratio:.2f}x")
+    gain = (
+        table.rate[on, "remember, server embeds", c] / table.rate[off, "remember, server embeds", c]
+    )
+    print(f"{c}-client remember throughput, batching on / off: {gain:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
