@@ -75,6 +75,7 @@ DATA_COMMANDS = (
     ("prime", "e"),
     ("chat-context", "s"),
     ("orphans",),
+    ("list",),
 )
 #: Commands whose subcommands take the flags (``keys create --tenant``).
 NESTED_COMMANDS = ("keys",)
