@@ -18,8 +18,9 @@ from datetime import datetime, timedelta, timezone
 from importlib import resources
 from typing import Any, Final
 
+from hebbs.api import RecallRequest
 from hebbs.cli import format as fmt
-from hebbs.cli.commands import CommandOutput, RecallQuery, run_recall
+from hebbs.cli.commands import CommandOutput, run_recall, scoring_weights
 from hebbs.cli.errors import UsageError
 from hebbs.cli.parser import PROG
 from hebbs.cli.values import RECENCY_WEIGHTS, WEIGHT_NAMES, Weights, format_weights, to_micros
@@ -52,7 +53,7 @@ class DemoQuery:
     """One demo recall and the one-line heading that says what it demonstrates."""
 
     heading: str
-    query: RecallQuery
+    query: RecallRequest
 
     def command_line(self) -> str:
         """The ``hebbs recall`` command that runs the same query."""
@@ -65,8 +66,9 @@ class DemoQuery:
                 words += ["--strategy", strategy]
         if query.entity_id is not None:
             words += ["--entity-id", query.entity_id]
-        if query.weights is not None:
-            words += ["--weights", format_weights(query.weights)]
+        weights = query.scoring_weights
+        if weights is not None:
+            words += ["--weights", format_weights(tuple(weights[name] for name in WEIGHT_NAMES))]
         if query.min_relevance is not None:
             words += ["--min-relevance", f"{query.min_relevance:g}"]
         words += ["--top-k", str(query.top_k)]
@@ -78,7 +80,7 @@ DEMO_QUERIES: Final = (
     DemoQuery(
         "similarity on a paraphrase: 'a price cut for a multi-year commitment' finds the CFO's "
         "'15% discount for a three-year contract', first by relevance and by score",
-        RecallQuery(
+        RecallRequest(
             cue="Which account asked for a price cut in exchange for a multi-year commitment?",
             strategies=("similarity",),
             top_k=DEMO_TOP_K,
@@ -87,12 +89,12 @@ DEMO_QUERIES: Final = (
     DemoQuery(
         "temporal: globex's timeline, newest first, from the (entity_id, created_at) index; "
         "no cue needed",
-        RecallQuery(cue=None, strategies=("temporal",), entity_id="globex", top_k=LONGER_TOP_K),
+        RecallRequest(cue=None, strategies=("temporal",), entity_id="globex", top_k=LONGER_TOP_K),
     ),
     DemoQuery(
         "similarity scoped to entity maya: only her memories compete, and her rule that she "
         "approves every pricing exception ranks first",
-        RecallQuery(
+        RecallRequest(
             cue="Who must approve a discount for a customer?",
             strategies=("similarity",),
             entity_id="maya",
@@ -102,11 +104,11 @@ DEMO_QUERIES: Final = (
     DemoQuery(
         f"pure relevance weights {format_weights(RELEVANCE_WEIGHTS)} above a relevance floor of "
         f"{OUTAGE_FLOOR:g}: the closest match ranks first, though it is over a month old",
-        RecallQuery(
+        RecallRequest(
             cue=OUTAGE_CUE,
             strategies=("similarity",),
             top_k=LONGER_TOP_K,
-            weights=RELEVANCE_WEIGHTS,
+            scoring_weights=scoring_weights(RELEVANCE_WEIGHTS),
             min_relevance=OUTAGE_FLOOR,
         ),
     ),
@@ -114,11 +116,11 @@ DEMO_QUERIES: Final = (
         f"the same cue and floor with recency-biased weights {format_weights(RECENCY_WEIGHTS)} "
         "(seed 000's time-ordered view): this week's outage and timeouts overtake the closer "
         "but older ones",
-        RecallQuery(
+        RecallRequest(
             cue=OUTAGE_CUE,
             strategies=("similarity",),
             top_k=LONGER_TOP_K,
-            weights=RECENCY_WEIGHTS,
+            scoring_weights=scoring_weights(RECENCY_WEIGHTS),
             min_relevance=OUTAGE_FLOOR,
         ),
     ),

@@ -1,34 +1,27 @@
-"""The ``forget`` and ``revise`` commands: each turns parsed arguments into one engine call and
-returns a :class:`~hebbs.cli.commands.CommandOutput`."""
+"""The ``forget`` and ``revise`` commands: each turns parsed arguments into the operation's
+shared request model before a store is opened and returns a
+:data:`~hebbs.cli.commands.Run`, one store call with the request's fields."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
 
+from hebbs.api import ForgetRequest, ReviseRequest
 from hebbs.cli import format as fmt
-from hebbs.cli.commands import CommandOutput
+from hebbs.cli.commands import CommandOutput, Run, request
 from hebbs.cli.errors import UsageError
 
 if TYPE_CHECKING:
     from hebbs.cli.store import Store
 
 
-def check_forget(args: argparse.Namespace) -> None:
-    """At least one selector: checked before the database is opened."""
+def forget(args: argparse.Namespace) -> Run:
+    """Forgets what the selectors pick (AND-combined) and prints the counts; at least one
+    selector is required."""
     ids: list[str] = args.ids
-    if not ids and all(
-        value is None
-        for value in (args.entity_id, args.older_than, args.importance_below, args.kind)
-    ):
-        raise UsageError("ID", "give IDs, --entity-id, --older-than, --importance-below or --kind")
-
-
-def forget(args: argparse.Namespace, engine: Store) -> CommandOutput:
-    """Forgets what the selectors pick (AND-combined) and prints the counts."""
-    check_forget(args)
-    ids: list[str] = args.ids
-    result = engine.forget(
+    given = request(
+        ForgetRequest,
         ids=ids or None,
         entity_id=args.entity_id,
         older_than=args.older_than,
@@ -37,29 +30,54 @@ def forget(args: argparse.Namespace, engine: Store) -> CommandOutput:
         purge=args.purge,
         limit=args.limit,
     )
-    return CommandOutput(fmt.forget_json(result), fmt.forget_text(result))
-
-
-def check_revise(args: argparse.Namespace) -> None:
-    """Something to change: checked before the database is opened."""
-    if all(
-        value is None for value in (args.content, args.importance, args.context, args.entity_id)
+    if given.ids is None and all(
+        value is None
+        for value in (given.entity_id, given.older_than, given.importance_below, given.kind)
     ):
-        raise UsageError("--content", "give --content, --importance, --context or --entity-id")
+        raise UsageError("ID", "give IDs, --entity-id, --older-than, --importance-below or --kind")
+
+    def run(engine: Store) -> CommandOutput:
+        result = engine.forget(
+            ids=given.ids,
+            entity_id=given.entity_id,
+            older_than=given.older_than,
+            importance_below=given.importance_below,
+            kind=given.kind,
+            purge=given.purge,
+            limit=given.limit,
+        )
+        return CommandOutput(fmt.forget_json(result), fmt.forget_text(result))
+
+    return run
 
 
-def revise(args: argparse.Namespace, engine: Store) -> CommandOutput:
-    """Stores a revision of one memory and prints it."""
-    check_revise(args)
-    memory = engine.revise(
-        args.id,
+def revise(args: argparse.Namespace) -> Run:
+    """Stores a revision of one memory and prints it; something to change is required."""
+    given = request(
+        ReviseRequest,
+        id=args.id,
         content=args.content,
         importance=args.importance,
         context=args.context,
         entity_id=args.entity_id,
     )
-    payload = fmt.memory_json(memory)
-    payload["revised_from"] = args.id
-    return CommandOutput(
-        payload, f"revised {args.id} as {memory.id_hex}\n" + fmt.memory_text(memory)
-    )
+    if all(
+        value is None for value in (given.content, given.importance, given.context, given.entity_id)
+    ):
+        raise UsageError("--content", "give --content, --importance, --context or --entity-id")
+
+    def run(engine: Store) -> CommandOutput:
+        memory = engine.revise(
+            given.id,
+            content=given.content,
+            importance=given.importance,
+            context=given.context,
+            entity_id=given.entity_id,
+        )
+        payload = fmt.memory_json(memory)
+        payload["revised_from"] = args.id
+        return CommandOutput(
+            payload, f"revised {args.id} as {memory.id_hex}\n" + fmt.memory_text(memory)
+        )
+
+    return run

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Callable, Final
 
 from hebbs.cli import commands, lifecycle, server
-from hebbs.cli.commands import CommandOutput
+from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
     EXIT_AUTH,
@@ -26,7 +26,7 @@ from hebbs.cli.errors import (
 )
 from hebbs.cli.format import JsonObject, dumps
 from hebbs.cli.parser import PROG, build_parser
-from hebbs.cli.store import Store, database_path, locate, opened
+from hebbs.cli.store import database_path, locate, opened
 from hebbs.errors import (
     AuthError,
     HebbsError,
@@ -35,11 +35,12 @@ from hebbs.errors import (
     ServerUnavailableError,
 )
 
-#: A command that works on an open store or a server.
-Handler = Callable[[argparse.Namespace, Store], CommandOutput]
+#: A command: it builds its request from the parsed arguments (bad input raises before any
+#: store is opened, so it creates no store directory) and returns the call to run on the store.
+Command = Callable[[argparse.Namespace], Run]
 
 #: The commands that run on the database of ``--db`` or the server of ``--url``.
-DATABASE_COMMANDS: Final[dict[str, Handler]] = {
+DATABASE_COMMANDS: Final[dict[str, Command]] = {
     "remember": commands.remember,
     "recall": commands.recall,
     "get": commands.get,
@@ -51,18 +52,12 @@ DATABASE_COMMANDS: Final[dict[str, Handler]] = {
     "orphans": commands.orphans,
     "list": commands.list_memories,
 }
-#: Checks of a command's arguments that need no database: they run before it is opened, so a
-#: command line that is wrong on its face creates no store directory.
-PRECHECKS: Final[dict[str, Callable[[argparse.Namespace], None]]] = {
-    "recall": commands.check_recall,
-    "revise": lifecycle.check_revise,
-    "forget": lifecycle.check_forget,
-}
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
 #: The option that asks for JSON output (also honoured for errors of the command line itself).
 JSON_FLAG: Final = "--json"
-#: Engine argument names and the command-line spelling shown in error messages.
+#: The one table from request-model (and engine) field names to the command-line spelling that
+#: error messages show: an ``InvalidInputError.field`` becomes the flag the user typed.
 FIELD_FLAGS: Final = {
     "content": "CONTENT",
     "cue": "CUE",
@@ -74,6 +69,7 @@ FIELD_FLAGS: Final = {
     "edge": "--edge",
     "edges": "--edge",
     "edge_type": "--edge",
+    "edge_types": "--edge-type",
     "confidence": "--edge",
     "strategies": "--strategy",
     "top_k": "--top-k",
@@ -88,6 +84,9 @@ FIELD_FLAGS: Final = {
     "max_memories": "--max-memories",
     "min_relevance": "--min-relevance",
     "session_id": "--session",
+    "force_regex": "--regex",
+    "include_embedding": "--with-embedding",
+    "include_superseded": "--include-superseded",
     "graph_context": "--graph-context",
     "ids": "ID",
     "older_than": "--older-than",
@@ -98,7 +97,7 @@ FIELD_FLAGS: Final = {
     "tenant": "--tenant",
     "scope": "--scope",
 }
-#: Where a command spells an engine argument otherwise than :data:`FIELD_FLAGS` does.
+#: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {
     "prime": {"entity_id": "ENTITY"},
     "chat-context": {"session_id": "SESSION"},
@@ -157,11 +156,9 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return server.serve(args, database_path(args))
     if command == "keys":
         return server.keys(args, database_path(args))
-    precheck = PRECHECKS.get(command)
-    if precheck is not None:
-        precheck(args)
+    run = DATABASE_COMMANDS[command](args)
     with opened(locate(args)) as store:
-        return DATABASE_COMMANDS[command](args, store)
+        return run(store)
 
 
 def _classify(error: Exception, command: str) -> _Failure:
@@ -188,7 +185,8 @@ def _usage_failure(error: UsageError) -> _Failure:
 
 
 def _flag(field: str, command: str) -> str:
-    """The command-line spelling of engine argument ``field`` in ``command``."""
+    """The command-line spelling of request field ``field`` (``edges[0].target`` is
+    ``edges``'s) in ``command``."""
     root = _FIELD_ROOT.split(field, maxsplit=1)[0]
     spelled = COMMAND_FIELD_FLAGS.get(command, {}).get(root) or FIELD_FLAGS.get(root)
     return spelled or field or "input"
