@@ -1,6 +1,6 @@
 """The request of each operation, spelled once: its parameters, their types and their defaults
 (read from the native module's constants). ``Hebbs`` and ``AsyncHebbs`` build one per call with
-:func:`parse`; the CLI, the server and the client are to share them.
+:func:`parse`, and so do the CLI (from its parsed flags), the server and the client.
 
 pydantic v2 is the model library: FastAPI (the server) takes its models as they are, so one
 definition gives the embedded API's checks, the JSON codec and the OpenAPI schema. Each field's

@@ -17,14 +17,16 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Final
 
 from hebbs import _native as native
+from hebbs.api.fields import EDGE_TYPE_NAMES, MEMORY_KIND_NAMES, U64_MAX
+from hebbs.api.fields import MAX_JSON_DEPTH as FIELD_JSON_DEPTH
 from hebbs.server.tenants import valid_tenant
 
 #: Separator inside ``--edge`` and ``--weights`` values.
 FIELD_SEPARATOR: Final = ":"
-#: Edge types, in the snake-case spelling the engine reports.
-EDGE_TYPES: Final = ("caused_by", "related_to", "followed_by", "revised_from", "insight_from")
-#: Memory kinds, as the engine names them.
-MEMORY_KINDS: Final = ("episode", "insight", "revision")
+#: Edge types, in the snake-case spelling the engine reports (the request models' names).
+EDGE_TYPES: Final = EDGE_TYPE_NAMES
+#: Memory kinds, as the engine names them (the request models' names).
+MEMORY_KINDS: Final = MEMORY_KIND_NAMES
 #: Recall strategies the command line offers.
 STRATEGIES: Final = ("similarity", "temporal", "causal", "analogical", "hybrid", "keyword")
 #: Directions of a causal walk (towards causes, towards effects, or both) and the default.
@@ -45,9 +47,9 @@ RELATIVE_UNITS: Final = {
     "w": timedelta(weeks=1),
 }
 _RELATIVE_TIME = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smhdw])$")
-#: The largest integer an engine argument holds (a u64); a larger one is bad input here, before
-#: the binding's conversion would overflow.
-MAX_INTEGER: Final = 2**64 - 1
+#: The largest integer an engine argument holds (a u64, the request models' bound); a larger one
+#: is refused while parsing, so a huge digit string is never converted.
+MAX_INTEGER: Final = U64_MAX
 #: An integer as the command line takes it: ASCII digits with an optional sign (no ``_``
 #: separators, no other scripts' digits).
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
@@ -56,9 +58,9 @@ URL_SCHEMES: Final = ("http", "https")
 #: The longest ``--api-key`` taken (a key is ``hb_`` and 43 characters; a longer value is not a
 #: key, and refusing it keeps a pasted file out of the request headers).
 MAX_API_KEY_CHARS: Final = 256
-#: How deeply ``--context`` JSON may nest; deeper documents are refused before parsing, so
-#: the parser never runs out of stack.
-MAX_JSON_DEPTH: Final = 64
+#: How deeply ``--context`` JSON may nest (the request models' bound); deeper documents are
+#: refused before parsing, so the parser never runs out of stack.
+MAX_JSON_DEPTH: Final = FIELD_JSON_DEPTH
 
 
 @dataclass(frozen=True)
