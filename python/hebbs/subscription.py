@@ -15,7 +15,9 @@ engine closes (the pushes already queued are still delivered, then iteration sto
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator
+from typing import TypeVar
 
 from hebbs._native import (
     DEFAULT_CONFIDENCE_THRESHOLD,
@@ -30,7 +32,9 @@ __all__ = [
     "DEFAULT_CONFIDENCE_THRESHOLD",
     "DEFAULT_QUEUE_CAPACITY",
     "MAX_QUEUE_CAPACITY",
+    "AsyncPushStream",
     "AsyncSubscription",
+    "PushStream",
     "SubscribePush",
     "Subscription",
 ]
@@ -40,7 +44,87 @@ __all__ = [
 ASYNC_WAIT_SLICE_S = 1.0
 
 
-class Subscription:
+S = TypeVar("S", bound="PushStream")
+A = TypeVar("A", bound="AsyncPushStream")
+
+
+class PushStream(ABC):
+    """What every blocking subscription (embedded or remote) is: an iterator of pushes over
+    :meth:`next`, a context manager over :meth:`close`, and a repr of its state."""
+
+    @property
+    @abstractmethod
+    def id(self) -> int:
+        """The subscription's id, as carried by its pushes' ``subscription_id``."""
+
+    @property
+    @abstractmethod
+    def dropped(self) -> int:
+        """Pushes discarded because the consumer fell behind."""
+
+    @property
+    @abstractmethod
+    def closed(self) -> bool:
+        """Whether the subscription has ended."""
+
+    @abstractmethod
+    def next(self, timeout: float | None = None) -> SubscribePush | None:
+        """The next push, waiting at most ``timeout`` seconds (forever when None); None when
+        nothing arrived in time or the subscription has ended."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Ends the subscription."""
+
+    def __iter__(self) -> Iterator[SubscribePush]:
+        return self
+
+    def __next__(self) -> SubscribePush:
+        push = self.next()
+        if push is None:
+            raise StopIteration
+        return push
+
+    def __enter__(self: S) -> S:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"{type(self).__name__}(id={self.id}, {state}, dropped={self.dropped})"
+
+
+class AsyncPushStream(ABC):
+    """What every asyncio subscription is: an async iterator over :meth:`next` and an async
+    context manager over :meth:`close`."""
+
+    @abstractmethod
+    async def next(self, timeout: float | None = None) -> SubscribePush | None:
+        """The next push (see :meth:`PushStream.next`)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Ends the subscription."""
+
+    def __aiter__(self) -> AsyncIterator[SubscribePush]:
+        return self
+
+    async def __anext__(self) -> SubscribePush:
+        push = await self.next()
+        if push is None:
+            raise StopAsyncIteration
+        return push
+
+    async def __aenter__(self: A) -> A:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+class Subscription(PushStream):
     """A live subscription: iterate it for :class:`SubscribePush` values.
 
     Use as a context manager or call :meth:`close`. A blocked iteration releases the GIL and
@@ -77,24 +161,11 @@ class Subscription:
         """Ends the subscription: queued pushes are discarded and blocked waits return."""
         self._native.unsubscribe()
 
-    def __iter__(self) -> Iterator[SubscribePush]:
-        return self
-
     def __next__(self) -> SubscribePush:
         return next(self._native)
 
-    def __enter__(self) -> Subscription:
-        return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        state = "closed" if self.closed else "open"
-        return f"Subscription(id={self.id}, {state}, dropped={self.dropped})"
-
-
-class AsyncSubscription:
+class AsyncSubscription(AsyncPushStream):
     """A live subscription for asyncio: ``async for push in sub``.
 
     Each wait runs in the loop's default executor, blocked on the subscription's queue (no
@@ -158,21 +229,6 @@ class AsyncSubscription:
             await asyncio.wait({pending})
             if self._pending is pending:
                 self._pending = None
-
-    def __aiter__(self) -> AsyncIterator[SubscribePush]:
-        return self
-
-    async def __anext__(self) -> SubscribePush:
-        push = await self.next()
-        if push is None:
-            raise StopAsyncIteration
-        return push
-
-    async def __aenter__(self) -> AsyncSubscription:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
 
     def __repr__(self) -> str:
         return f"Async{self._sync!r}"

@@ -25,6 +25,7 @@ from hebbs._native import SubscribePush
 from hebbs.client.settings import READER_JOIN_TIMEOUT_S
 from hebbs.client.sse import EventParser, stream_error
 from hebbs.errors import HebbsError
+from hebbs.subscription import AsyncPushStream, PushStream
 
 #: What the readers queue: a push, an error raised by the stream, or the end (None).
 _Item = Union[SubscribePush, HebbsError, None]
@@ -63,7 +64,7 @@ def _shutdown(response: httpx.Response) -> None:
             sock.shutdown(socket.SHUT_RDWR)
 
 
-class RemoteSubscription:
+class RemoteSubscription(PushStream):
     """What :meth:`hebbs.HebbsClient.subscribe` returns: iterate it for
     :class:`~hebbs.SubscribePush` values, like :class:`hebbs.Subscription`."""
 
@@ -138,27 +139,8 @@ class RemoteSubscription:
             self._response.close()
         self._reader.join(timeout=READER_JOIN_TIMEOUT_S)
 
-    def __iter__(self) -> Iterator[SubscribePush]:
-        return self
 
-    def __next__(self) -> SubscribePush:
-        push = self.next()
-        if push is None:
-            raise StopIteration
-        return push
-
-    def __enter__(self) -> RemoteSubscription:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        state = "closed" if self.closed else "open"
-        return f"RemoteSubscription(id={self.id}, {state}, dropped={self.dropped})"
-
-
-class AsyncRemoteSubscription:
+class AsyncRemoteSubscription(AsyncPushStream):
     """What :meth:`hebbs.AsyncHebbsClient.subscribe` returns: ``async for push in sub``, like
     :class:`hebbs.AsyncSubscription`."""
 
@@ -229,21 +211,6 @@ class AsyncRemoteSubscription:
             await self._reader
         with contextlib.suppress(httpx.HTTPError, OSError):
             await self._response.aclose()
-
-    def __aiter__(self) -> AsyncIterator[SubscribePush]:
-        return self
-
-    async def __anext__(self) -> SubscribePush:
-        push = await self.next()
-        if push is None:
-            raise StopAsyncIteration
-        return push
-
-    async def __aenter__(self) -> AsyncRemoteSubscription:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
