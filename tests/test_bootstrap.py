@@ -37,6 +37,7 @@ def touch(root: Path, relative: str, executable: bool = False) -> Path:
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     touch(tmp_path, "usr/bin/g++", executable=True)
+    touch(tmp_path, "usr/bin/openssl", executable=True)
     return tmp_path
 
 
@@ -80,7 +81,14 @@ def test_libclang_path_is_searched_alone(
 
 def test_no_compiler_asks_for_g_plus_plus(tmp_path: Path) -> None:
     touch(tmp_path, "usr/lib/llvm-14/lib/libclang.so")
+    touch(tmp_path, "usr/bin/openssl", executable=True)
     assert missing(tmp_path) == ["g++"]
+
+
+def test_no_openssl_asks_for_it(root: Path) -> None:
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/openssl").unlink()
+    assert missing(root) == ["openssl"]
 
 
 def test_this_machine_has_what_the_build_needs() -> None:
