@@ -48,10 +48,11 @@ DERIVED = {"id_hex", "scores"}
 
 
 def properties(kind: type) -> list[str]:
+    """The public properties of native type ``kind`` (its methods left out)."""
     return [
         name
         for name in dir(kind)
-        if not name.startswith("_") and name not in ("to_dict", "from_dict")
+        if not name.startswith("_") and not callable(getattr(kind, name))
     ]
 
 
@@ -317,9 +318,9 @@ def test_memory_dicts_round_trip(data: dict[str, Any]) -> None:
     assert same_json(Memory.from_dict(data).to_dict(), data)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    st.fixed_dictionaries(
+def recall_output_dicts(organization: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Recall answers as dicts, their ``organization_memory`` drawn from ``organization``."""
+    return st.fixed_dictionaries(
         {
             "results": st.lists(result_dict, max_size=2),
             "strategy_errors": st.lists(
@@ -333,9 +334,13 @@ def test_memory_dicts_round_trip(data: dict[str, Any]) -> None:
                 max_size=2,
             ),
             "below_threshold": u64,
+            "organization_memory": organization,
         }
     )
-)
+
+
+@settings(max_examples=40, deadline=None)
+@given(recall_output_dicts(st.none() | recall_output_dicts(st.none())))
 def test_recall_output_dicts_round_trip(data: dict[str, Any]) -> None:
     assert same_json(RecallOutput.from_dict(data).to_dict(), data)
 

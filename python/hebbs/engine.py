@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any, Callable, Union
+from typing import Any, Callable, Final, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -81,6 +82,9 @@ KindLike = Union[MemoryKind, str]
 #: Strategies that read the cue's embedding: the cue is embedded only when one of them runs.
 _VECTOR_STRATEGIES = frozenset(VECTOR_STRATEGIES)
 
+#: Threads that run organizations' recalls in parallel with their members' recalls.
+ORGANIZATION_THREADS: Final = 8
+
 #: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
 StrategyLike = Union[str, RecallStrategyConfig]
 
@@ -92,11 +96,17 @@ class Hebbs:
     between threads: every engine call releases the GIL.
     """
 
-    def __init__(self, native: NativeEngine, embedder: EmbedderLike = None) -> None:
+    def __init__(
+        self,
+        native: NativeEngine,
+        embedder: EmbedderLike = None,
+        organization: Hebbs | None = None,
+    ) -> None:
         self._native = native
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
+        self._organization = organization
 
     @classmethod
     def open(
@@ -112,6 +122,7 @@ class Hebbs:
         auto_forget_floor: float | None = None,
         auto_forget_interval: float | timedelta | None = None,
         auto_forget_limit: int | None = None,
+        organization: str | os.PathLike[str] | None = None,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -123,6 +134,11 @@ class Hebbs:
         ``auto_forget_floor`` switches on the automatic decay pass (off by default): every
         ``auto_forget_interval`` (seconds or a timedelta, default one hour) a background thread
         forgets up to ``auto_forget_limit`` memories whose decay score is below the floor.
+
+        ``organization`` opens a second store, the organization's memory, beside this one:
+        ``recall(..., include_organization=True)`` then runs the same recall against it in
+        parallel and returns its answer as ``organization_memory``. This store never writes to
+        it (write with a store opened on that path itself); :meth:`close` closes both.
         """
         arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder")}
         request = parse(OpenRequest, arguments)
@@ -138,7 +154,14 @@ class Hebbs:
             auto_forget_interval=request.auto_forget_interval,
             auto_forget_limit=request.auto_forget_limit,
         )
-        return cls(native, embedder)
+        if request.organization is None:
+            return cls(native, embedder)
+        try:
+            organization_store = cls.open(request.organization, embedder=embedder)
+        except BaseException:
+            native.close()
+            raise
+        return cls(native, embedder, organization_store)
 
     @property
     def embedder(self) -> Embedder:
@@ -253,6 +276,7 @@ class Hebbs:
         session_id: str | None = None,
         force_regex: bool = False,
         include_superseded: bool = False,
+        include_organization: bool = False,
     ) -> RecallOutput:
         """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
@@ -274,14 +298,28 @@ class Hebbs:
         in ``below_threshold``. ``session_id`` records the returned memories for
         :meth:`get_chat_context`.
         Memories a revision superseded are left out unless ``include_superseded``.
+        ``include_organization`` runs the same recall against the organization's store (see
+        :meth:`open`) in parallel and returns its answer as ``organization_memory``.
 
         A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
         that reads vectors without a cue) is reported in ``strategy_errors`` while the others
         answer; only if every strategy fails does the call raise.
         """
         request = parse(RecallRequest, locals())
+        organization = None
+        if request.include_organization:
+            if self._organization is None:
+                reason = "this store was opened without one (Hebbs.open(..., organization=PATH))"
+                raise invalid("include_organization", reason)
+            organization = self._organization
+        return recall_with(self, organization, request)
+
+    def _recall(
+        self, request: RecallRequest, vector: NDArray[np.float32] | None, *, member: bool
+    ) -> RecallOutput:
+        """The native recall of a checked request with the cue's ``vector``; as an
+        organization's store (``member`` False) it records no chat context."""
         items = ["regex"] if request.force_regex else request.strategies
-        vector = self._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
         return self._native.recall(
             vector,
             strategies=items,
@@ -301,7 +339,7 @@ class Hebbs:
             rrf_k=request.rrf_k,
             min_relevance=request.min_relevance,
             graph_context=request.graph_context,
-            session_id=request.session_id,
+            session_id=request.session_id if member else None,
             include_superseded=request.include_superseded,
         )
 
@@ -544,14 +582,66 @@ class Hebbs:
         return bool(self._native.closed)
 
     def close(self) -> None:
-        """Checkpoints the index, flushes and releases the database. Idempotent."""
-        self._native.close()
+        """Checkpoints the index, flushes and releases the database (and the organization's,
+        if one was opened with it). Idempotent."""
+        try:
+            self._native.close()
+        finally:
+            if self._organization is not None:
+                self._organization.close()
 
     def __enter__(self) -> Hebbs:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def recall_with(member: Hebbs, organization: Hebbs | None, request: RecallRequest) -> RecallOutput:
+    """Runs a checked recall on ``member``, and, when ``organization`` is given, the same
+    recall on the organization's store in parallel, its answer as ``organization_memory`` (what
+    :meth:`Hebbs.recall` and the server's recall share). The cue is embedded once, by the
+    member. When the recall fails on the organization's store (a seed memory that only the
+    member has, say) its answer carries the failure in ``strategy_errors`` instead of raising:
+    the member's answer stands."""
+    items = ["regex"] if request.force_regex else request.strategies
+    vector = member._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
+    if organization is None:
+        return member._recall(request, vector, member=True)
+    pending = _organization_pool().submit(organization._recall, request, vector, member=False)
+    own = member._recall(request, vector, member=True)
+    try:
+        theirs = pending.result()
+    except (InvalidInputError, NotFoundError) as error:
+        theirs = _failed_recall(items, error)
+    return own.with_organization_memory(theirs)
+
+
+def _failed_recall(
+    items: Sequence[StrategyLike], error: InvalidInputError | NotFoundError
+) -> RecallOutput:
+    """The answer of a recall whose every strategy failed with ``error``."""
+    field = error.field if isinstance(error, InvalidInputError) else None
+    failures = [
+        {"strategy": name, "message": str(error), "field": field}
+        for name in sorted(_strategy_names(items))
+    ]
+    return RecallOutput.from_dict(
+        {"results": [], "strategy_errors": failures, "below_threshold": 0}
+    )
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _organization_pool() -> ThreadPoolExecutor:
+    """The threads that run organizations' recalls beside their members' (created on first
+    use; the engine releases the GIL, so they run in parallel)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(ORGANIZATION_THREADS, "hebbs-organization"))
+        return _POOL[0]
 
 
 def _stored_fields(request: RememberRequest) -> dict[str, Any]:

@@ -803,6 +803,8 @@ pub struct RecallOutput {
     pub strategy_errors: Vec<Py<StrategyError>>,
     /// Candidates dropped by the relevance floor.
     pub below_threshold: usize,
+    /// The same recall against the organization's store (`include_organization`), else None.
+    pub organization_memory: Option<Py<RecallOutput>>,
 }
 
 impl RecallOutput {
@@ -851,6 +853,39 @@ impl RecallOutput {
             results,
             strategy_errors,
             below_threshold: output.below_threshold,
+            organization_memory: None,
+        })
+    }
+
+    fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("results", RecallResult::list_to_wire(py, &self.results)?)?;
+        let errors = list_of(py, &self.strategy_errors, StrategyError::to_wire)?;
+        dict.set_item("strategy_errors", errors)?;
+        dict.set_item("below_threshold", self.below_threshold)?;
+        let organization = match &self.organization_memory {
+            Some(output) => Some(output.get().to_wire(py)?),
+            None => None,
+        };
+        dict.set_item("organization_memory", organization)?;
+        Ok(dict)
+    }
+
+    fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        let py = wire.py();
+        let organization_memory = match wire.opt_child("organization_memory")? {
+            Some(child) => Some(Py::new(py, Self::from_wire(&child)?)?),
+            None => None,
+        };
+        Ok(Self {
+            results: RecallResult::list_from_wire(wire, "results")?,
+            strategy_errors: wire
+                .items("strategy_errors")?
+                .iter()
+                .map(|item| Py::new(py, StrategyError::from_wire(item)?))
+                .collect::<PyResult<_>>()?,
+            below_threshold: wire.uint("below_threshold")?,
+            organization_memory,
         })
     }
 }
@@ -861,30 +896,30 @@ impl RecallOutput {
         self.results.len()
     }
 
-    /// This output as a JSON-ready dict: results, strategy_errors, below_threshold.
+    /// This output with `organization` as its `organization_memory`.
+    fn with_organization_memory(&self, py: Python<'_>, organization: Py<RecallOutput>) -> Self {
+        Self {
+            results: self.results.iter().map(|r| r.clone_ref(py)).collect(),
+            strategy_errors: self
+                .strategy_errors
+                .iter()
+                .map(|e| e.clone_ref(py))
+                .collect(),
+            below_threshold: self.below_threshold,
+            organization_memory: Some(organization),
+        }
+    }
+
+    /// This output as a JSON-ready dict: results, strategy_errors, below_threshold and
+    /// organization_memory (null, or an output of the same shape).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("results", RecallResult::list_to_wire(py, &self.results)?)?;
-        let errors = list_of(py, &self.strategy_errors, StrategyError::to_wire)?;
-        dict.set_item("strategy_errors", errors)?;
-        dict.set_item("below_threshold", self.below_threshold)?;
-        Ok(dict)
+        self.to_wire(py)
     }
 
     /// The output that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
     #[classmethod]
     fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let wire = Reader::top(data)?;
-        let py = wire.py();
-        Ok(Self {
-            results: RecallResult::list_from_wire(&wire, "results")?,
-            strategy_errors: wire
-                .items("strategy_errors")?
-                .iter()
-                .map(|item| Py::new(py, StrategyError::from_wire(item)?))
-                .collect::<PyResult<_>>()?,
-            below_threshold: wire.uint("below_threshold")?,
-        })
+        Self::from_wire(&Reader::top(data)?)
     }
 }
 

@@ -238,6 +238,13 @@ impl<'py> Reader<'py> {
         Reader::new(&self.required(key)?, &self.name(key))
     }
 
+    /// The reader of the nested object under `key`, None when missing or null.
+    pub fn opt_child(&self, key: &str) -> PyResult<Option<Reader<'py>>> {
+        self.optional(key)?
+            .map(|value| Reader::new(&value, &self.name(key)))
+            .transpose()
+    }
+
     /// The readers of the objects of the list under `key` (missing or null is empty).
     pub fn items(&self, key: &str) -> PyResult<Vec<Reader<'py>>> {
         let Some(value) = self.optional(key)? else {

@@ -77,6 +77,7 @@ class OpenRequest(Request):
     auto_forget_floor: Optional[Number] = None
     auto_forget_interval: Optional[Seconds] = None
     auto_forget_limit: Optional[Count] = None
+    organization: Optional[PathField] = None
 
 
 class RememberRequest(Request):
@@ -151,6 +152,7 @@ class RecallRequest(RankedRequest):
     session_id: Optional[Text] = None
     force_regex: Flag = False
     include_superseded: Flag = False
+    include_organization: Flag = False
 
 
 class PrimeRequest(RankedRequest):

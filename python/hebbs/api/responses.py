@@ -97,6 +97,7 @@ class RecallOutputOut(Out):
     results: list[RecallResultOut]
     strategy_errors: list[StrategyErrorOut]
     below_threshold: int
+    organization_memory: Optional[RecallOutputOut]
 
 
 class MemoryPageOut(Out):
@@ -227,10 +228,12 @@ def encode_strategy_error(error: StrategyError) -> JsonObject:
 
 
 def encode_recall_output(output: RecallOutput) -> JsonObject:
+    organization = output.organization_memory
     return {
         "results": [encode_recall_result(result) for result in output.results],
         "strategy_errors": [encode_strategy_error(error) for error in output.strategy_errors],
         "below_threshold": output.below_threshold,
+        "organization_memory": None if organization is None else encode_recall_output(organization),
     }
 
 

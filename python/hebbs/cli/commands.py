@@ -125,6 +125,7 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
             session_id=args.session,
             force_regex=args.regex or None,
             graph_context=args.graph_context,
+            include_organization=args.include_organization or None,
         )
     )
 
@@ -168,6 +169,7 @@ def run_recall(engine: Store, query: RecallRequest) -> RecallOutput:
         session_id=query.session_id,
         force_regex=query.force_regex,
         graph_context=query.graph_context,
+        include_organization=query.include_organization,
     )
 
 

@@ -186,8 +186,9 @@ def forget_text(result: ForgetResult) -> str:
 
 
 def recall_json(output: RecallOutput | PrimeOutput) -> JsonObject:
-    """A recall (or prime) answer as a JSON object: results best first, with rank from 1."""
-    return {
+    """A recall (or prime) answer as a JSON object: results best first, with rank from 1, and
+    a recall's ``organization_memory`` (null unless ``--include-organization``) alike."""
+    payload: JsonObject = {
         "results": [
             result_json(rank, result) for rank, result in enumerate(output.results, start=1)
         ],
@@ -197,6 +198,10 @@ def recall_json(output: RecallOutput | PrimeOutput) -> JsonObject:
         ],
         "below_threshold": output.below_threshold if isinstance(output, RecallOutput) else 0,
     }
+    if isinstance(output, RecallOutput):
+        organization = output.organization_memory
+        payload["organization_memory"] = None if organization is None else recall_json(organization)
+    return payload
 
 
 def _strategy_errors(output: RecallOutput | PrimeOutput) -> list[StrategyError]:
@@ -246,7 +251,16 @@ def _optional_float(value: float | None) -> float | None:
 
 def recall_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) -> str:
     """The ranked table of a recall: one column per strategy that ran, then the memory; last,
-    how many candidates the relevance floor (``--min-relevance``) dropped, when it dropped any."""
+    how many candidates the relevance floor (``--min-relevance``) dropped, when it dropped any,
+    and the organization's answer under its own heading."""
+    own = _ranked_text(output, strategies)
+    organization = output.organization_memory if isinstance(output, RecallOutput) else None
+    if organization is None:
+        return own
+    return f"{own}\n\norganization memory:\n{_ranked_text(organization, strategies)}"
+
+
+def _ranked_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) -> str:
     lines = [
         f"warning: {error.strategy} failed: {error.message}" for error in _strategy_errors(output)
     ]

@@ -306,6 +306,16 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         help="analogical: the structure to match, e.g. "
         '\'{"entities": ["a", "b"], "action": "launch", "outcome": "delay"}\'',
     )
+    sub.add_argument(
+        "--include-organization",
+        action="store_true",
+        help="also recall from the organization's memory (answered as organization_memory)",
+    )
+    sub.add_argument(
+        "--organization",
+        metavar="PATH",
+        help="with --db: the organization's store directory, for --include-organization",
+    )
 
 
 def _default_weights() -> str:
@@ -554,6 +564,19 @@ def _add_keys(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.duration,
         help="lifetime such as 30d, 12h or 90m (default: never expires)",
     )
+    create.add_argument(
+        "--org",
+        metavar="ORG",
+        type=values.tenant,
+        help="the organization (a tenant) whose memory the tenant may read",
+    )
+    join = _subparser(
+        actions, "join", "make a tenant a member of an organization (read access)", remote=False
+    )
+    join.add_argument("--tenant", metavar="T", type=values.tenant, required=True)
+    join.add_argument("--org", metavar="ORG", type=values.tenant, required=True)
+    leave = _subparser(actions, "leave", "end a tenant's organization membership", remote=False)
+    leave.add_argument("--tenant", metavar="T", type=values.tenant, required=True)
     _subparser(actions, "list", "list the API keys (never the keys themselves)", remote=False)
     revoke = _subparser(actions, "revoke", "revoke an API key", remote=False)
     revoke.add_argument(

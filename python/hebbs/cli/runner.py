@@ -87,6 +87,8 @@ FIELD_FLAGS: Final = {
     "force_regex": "--regex",
     "include_embedding": "--with-embedding",
     "include_superseded": "--include-superseded",
+    "include_organization": "--include-organization",
+    "organization": "--organization",
     "graph_context": "--graph-context",
     "ids": "ID",
     "older_than": "--older-than",

@@ -44,38 +44,71 @@ def serve(args: argparse.Namespace, data_dir: str) -> CommandOutput:
 
 
 def keys(args: argparse.Namespace, data_dir: str) -> CommandOutput:
-    """Runs ``keys create``, ``keys list`` or ``keys revoke``."""
+    """Runs ``keys create``, ``keys list``, ``keys revoke``, ``keys join`` or ``keys leave``."""
     store = KeyStore(data_dir)
     try:
         if args.keys_command == "create":
             return _create(args, store)
         if args.keys_command == "revoke":
             return _revoke(args, store)
+        if args.keys_command == "join":
+            return _join(args, store)
+        if args.keys_command == "leave":
+            return _leave(args, store)
         return _list(store)
     finally:
         store.close()
 
 
 def _create(args: argparse.Namespace, store: KeyStore) -> CommandOutput:
-    key, info = store.create(args.tenant, args.scope, expires_in_s=args.expires)
-    payload = {"key": key, "key_id": info.key_id, "tenant": info.tenant, "scope": info.scope}
+    try:
+        key, info = store.create(
+            args.tenant, args.scope, expires_in_s=args.expires, organization=args.org
+        )
+    except ValueError as error:
+        raise UsageError("--org", str(error)) from None
+    payload = {
+        "key": key,
+        "key_id": info.key_id,
+        "tenant": info.tenant,
+        "scope": info.scope,
+        "organization": info.organization,
+    }
     expiry = "never" if info.expires_at is None else _utc(info.expires_at)
     text = (
         f"key:     {key}\nkey_id:  {info.key_id}\ntenant:  {info.tenant}\n"
         f"scope:   {info.scope}\nexpires: {expiry}\n"
-        "The key is shown only now: store it safely."
+        + ("" if info.organization is None else f"member:  {info.organization}\n")
+        + "The key is shown only now: store it safely."
     )
     return CommandOutput(payload, text)
 
 
+def _join(args: argparse.Namespace, store: KeyStore) -> CommandOutput:
+    try:
+        store.join(args.tenant, args.org)
+    except ValueError as error:
+        raise UsageError("--org", str(error)) from None
+    payload = {"tenant": args.tenant, "organization": args.org}
+    return CommandOutput(payload, f"{args.tenant} is a member of {args.org}")
+
+
+def _leave(args: argparse.Namespace, store: KeyStore) -> CommandOutput:
+    if not store.leave(args.tenant):
+        raise NotFoundError(f"tenant {args.tenant} is a member of no organization")
+    payload = {"tenant": args.tenant, "organization": None}
+    return CommandOutput(payload, f"{args.tenant} left its organization")
+
+
 def _list(store: KeyStore) -> CommandOutput:
     found = store.list()
-    lines = [f"{'KEY_ID':<21}  {'TENANT':<20}  {'SCOPE':<5}  {'CREATED':<20}  STATE"]
+    header = f"{'KEY_ID':<21}  {'TENANT':<20}  {'SCOPE':<5}  {'ORGANIZATION':<20}  {'CREATED':<20}"
+    lines = [f"{header}  STATE"]
     now = time.time()
     for info in found:
         lines.append(
             f"{info.key_id:<21}  {info.tenant:<20}  {info.scope:<5}  "
-            f"{_utc(info.created_at):<20}  {_state(info, now)}"
+            f"{info.organization or '-':<20}  {_utc(info.created_at):<20}  {_state(info, now)}"
         )
     return CommandOutput({"keys": [_key_json(info) for info in found]}, "\n".join(lines))
 
@@ -94,6 +127,7 @@ def _key_json(info: KeyInfo) -> dict[str, object]:
         "created_at": info.created_at,
         "expires_at": info.expires_at,
         "revoked_at": info.revoked_at,
+        "organization": info.organization,
     }
 
 

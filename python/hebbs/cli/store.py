@@ -42,11 +42,13 @@ DB_OR_URL: Final = "--db/--url"
 
 @dataclass(frozen=True)
 class Location:
-    """A store directory (``url`` None) or a server and the key to send it."""
+    """A store directory (``url`` None, with the organization's store directory when
+    ``recall --organization`` names one) or a server and the key to send it."""
 
     db: str
     url: str | None = None
     api_key: str | None = None
+    organization: str | None = None
 
 
 def database_path(args: argparse.Namespace) -> str:
@@ -69,10 +71,14 @@ def locate(args: argparse.Namespace) -> Location:
             raise UsageError(
                 DB_OR_URL, f"${DB_ENV} and ${URL_ENV} are both set: give --db or --url"
             )
+    organization: str | None = getattr(args, "organization", None)
     if url is None:
         if key_flag is not None:
             raise UsageError("--api-key", "is sent to a server: give it with --url")
-        return Location(database_path(args))
+        return Location(database_path(args), organization=organization)
+    if organization is not None:
+        reason = "is a --db option: a server finds the organization from the API key"
+        raise UsageError("--organization", reason)
     api_key = key_flag if key_flag is not None else _env_key()
     return Location(database_path(args), url, api_key)
 
@@ -101,7 +107,7 @@ def _env_key() -> str | None:
 def opened(location: Location) -> Iterator[Store]:
     """The store at ``location``, closed afterwards."""
     if location.url is None:
-        with Hebbs.open(location.db) as engine:
+        with Hebbs.open(location.db, organization=location.organization) as engine:
             yield engine
         return
     try:

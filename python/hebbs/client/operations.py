@@ -215,6 +215,7 @@ class Operations:
         session_id: str | None = None,
         force_regex: bool = False,
         include_superseded: bool = False,
+        include_organization: bool = False,
     ) -> Call[RecallOutput]:
         """Recalls memories (``POST /v1/memories/recall``); the server embeds the cue. See
         :meth:`hebbs.Hebbs.recall` for every parameter."""

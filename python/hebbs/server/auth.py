@@ -31,10 +31,12 @@ SCHEME: Final = "bearer"
 
 @dataclass(frozen=True)
 class Caller:
-    """The tenant a request acts on, and the key it came with (None without auth)."""
+    """The tenant a request acts on, the key it came with (None without auth) and the
+    organization whose memory it may read (None: a member of none)."""
 
     tenant: str
     key_id: str | None
+    organization: str | None = None
 
 
 @dataclass
@@ -68,7 +70,7 @@ def authenticate(request: Request, scope: str) -> Caller:
     wait = config.buckets.take(info.key_id)
     if wait:
         raise rate_limited(wait)
-    return Caller(info.tenant, info.key_id)
+    return Caller(info.tenant, info.key_id, info.organization)
 
 
 class Require:

@@ -6,6 +6,12 @@ belongs to, its scope (``read`` < ``write`` < ``admin``: each includes the ones 
 it was created, when it expires (optional) and when it was revoked. Keys are never logged.
 Lookups read the file each time, so a key revoked by ``hebbs keys revoke`` in another process
 is refused on the server's next request.
+
+The same file holds the organizations: a tenant may be a member of one organization, itself a
+tenant (``hebbs keys create --org ORG`` or ``hebbs keys join``). Membership lets the member's
+keys read the organization's memory (``recall(..., include_organization=True)``); it grants no
+write (an organization's memory is written with a key of the organization's own), and it is
+never followed further: an organization's own organization is not searched.
 """
 
 from __future__ import annotations
@@ -41,7 +47,17 @@ CREATE TABLE IF NOT EXISTS api_keys (
     revoked_at REAL
 )
 """
-_COLUMNS = "key_id, tenant, scope, created_at, expires_at, revoked_at"
+_MEMBERSHIP_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memberships (
+    tenant TEXT PRIMARY KEY,
+    organization TEXT NOT NULL,
+    joined_at REAL NOT NULL
+)
+"""
+_COLUMNS = (
+    "key_id, api_keys.tenant, scope, created_at, expires_at, revoked_at, memberships.organization"
+)
+_FROM = "api_keys LEFT JOIN memberships ON memberships.tenant = api_keys.tenant"
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,8 @@ class KeyInfo:
     created_at: float
     expires_at: Optional[float]
     revoked_at: Optional[float]
+    #: The organization the key's tenant is a member of (read when the key is looked up).
+    organization: Optional[str] = None
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
@@ -78,15 +96,24 @@ class KeyStore:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
+        self._db.execute(_MEMBERSHIP_SCHEMA)
 
     def create(
-        self, tenant: str, scope: str, *, expires_in_s: float | None = None
+        self,
+        tenant: str,
+        scope: str,
+        *,
+        expires_in_s: float | None = None,
+        organization: str | None = None,
     ) -> tuple[str, KeyInfo]:
-        """A new key for ``tenant`` with ``scope``: the key (shown once) and its record."""
+        """A new key for ``tenant`` with ``scope``: the key (shown once) and its record. With
+        ``organization``, the tenant also joins it (see :meth:`join`)."""
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r} (expected {', '.join(SCOPES)})")
         if not valid_tenant(tenant):
             raise ValueError(f"invalid tenant name {tenant!r}")
+        if organization is not None:
+            self.join(tenant, organization)
         key = KEY_PREFIX + secrets.token_urlsafe(KEY_BYTES)
         now = time.time()
         info = KeyInfo(
@@ -96,6 +123,7 @@ class KeyStore:
             created_at=now,
             expires_at=None if expires_in_s is None else now + expires_in_s,
             revoked_at=None,
+            organization=organization if organization is not None else self.organization(tenant),
         )
         with self._lock:
             self._db.execute(
@@ -111,7 +139,7 @@ class KeyStore:
             return None
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM api_keys WHERE key_sha256 = ?", (digest(key),)
+                f"SELECT {_COLUMNS} FROM {_FROM} WHERE key_sha256 = ?", (digest(key),)
             ).fetchone()
         return None if row is None else KeyInfo(*row)
 
@@ -119,7 +147,7 @@ class KeyStore:
         """Every key's record, oldest first."""
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM api_keys ORDER BY created_at, key_id"
+                f"SELECT {_COLUMNS} FROM {_FROM} ORDER BY created_at, key_id"
             ).fetchall()
         return [KeyInfo(*row) for row in rows]
 
@@ -131,6 +159,40 @@ class KeyStore:
                 (time.time(), key_id),
             )
         return cursor.rowcount > 0
+
+    def join(self, tenant: str, organization: str) -> None:
+        """Makes ``tenant`` a member of ``organization`` (joining the same one again is fine; a
+        tenant already in another organization must :meth:`leave` it first)."""
+        for name, label in ((tenant, "tenant"), (organization, "organization")):
+            if not valid_tenant(name):
+                raise ValueError(f"invalid {label} name {name!r}")
+        if organization == tenant:
+            raise ValueError(f"tenant {tenant!r} cannot be its own organization")
+        current = self.organization(tenant)
+        if current is not None and current != organization:
+            raise ValueError(
+                f"tenant {tenant!r} is a member of {current!r}: leave it first (hebbs keys leave)"
+            )
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO memberships (tenant, organization, joined_at) "
+                "VALUES (?, ?, ?)",
+                (tenant, organization, time.time()),
+            )
+
+    def leave(self, tenant: str) -> bool:
+        """Ends ``tenant``'s membership; False if it was a member of none."""
+        with self._lock:
+            cursor = self._db.execute("DELETE FROM memberships WHERE tenant = ?", (tenant,))
+        return cursor.rowcount > 0
+
+    def organization(self, tenant: str) -> str | None:
+        """The organization ``tenant`` is a member of, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT organization FROM memberships WHERE tenant = ?", (tenant,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def close(self) -> None:
         with self._lock:

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from hebbs._convert import invalid
 from hebbs.api import (
     EdgesRequest,
     ForgetDecayedRequest,
@@ -54,7 +55,7 @@ from hebbs.api.responses import (
     encode_subscribe_push,
     encode_tombstone,
 )
-from hebbs.engine import Hebbs
+from hebbs.engine import Hebbs, recall_with
 from hebbs.errors import NotFoundError
 from hebbs.server.auth import Caller, require
 from hebbs.server.errors import not_ready
@@ -142,9 +143,24 @@ def get_many(body: GetManyRequest, request: Request, caller: Caller = READ) -> R
         return _json(encode_optional_memories(engine.get_many(**_given(body))))
 
 
+@contextmanager
+def _organization(request: Request, caller: Caller, wanted: bool) -> Iterator[Optional[Hebbs]]:
+    """The store of the caller's organization when ``wanted`` (a 400 naming
+    ``include_organization`` if the caller's tenant is a member of none), else None."""
+    if not wanted:
+        yield None
+        return
+    if caller.organization is None:
+        reason = f"tenant {caller.tenant!r} is a member of no organization (hebbs keys join)"
+        raise invalid("include_organization", reason)
+    with request.app.state.tenants.lease(caller.organization) as engine:
+        yield engine
+
+
 def _recall(body: RecallRequest, request: Request, caller: Caller) -> Response:
-    with _store(request, caller) as engine:
-        return _json(encode_recall_output(engine.recall(**_given(body))))
+    wanted = body.include_organization
+    with _store(request, caller) as engine, _organization(request, caller, wanted) as org:
+        return _json(encode_recall_output(recall_with(engine, org, body)))
 
 
 @router.post("/memories/recall", response_model=RecallOutputOut, tags=["recall"])
