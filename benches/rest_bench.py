@@ -8,7 +8,7 @@ tenant ``default``, optimizes, then in one run:
 2. serves the store with ``hebbs.server.serve.serve`` in a subprocess (``--no-auth`` on
    127.0.0.1, the bundled model), and times REST recall and remember, vectors passed in and
    embedded by the server, with 1 and ``--clients`` concurrent clients (threads, each its own
-   ``httpx.Client``);
+   :class:`hebbs.HebbsClient`: what an agent that moves from embedded to server calls);
 3. serves it again with ``embed_batching=False`` and times the server-embedded calls again.
 
 Prints a table (p50 / p99 latency per request, throughput of all clients) and the ratios: REST
@@ -150,26 +150,13 @@ class Table:
 
 
 def rest_calls(
-    sessions: list[httpx.Client], queries: np.ndarray, fresh: np.ndarray
+    sessions: list[hebbs.HebbsClient], queries: np.ndarray, fresh: np.ndarray
 ) -> dict[str, Call]:
-    def post(c: int, path: str, body: dict[str, Any], status: int) -> None:
-        response = sessions[c].post(path, json=body)
-        if response.status_code != status:
-            raise RuntimeError(f"{path}: {response.status_code} {response.text}")
-
     return {
-        "recall, vector": lambda c, i: post(
-            c, "/v1/memories/recall", {"cue_embedding": queries[i].tolist(), "top_k": TOP_K}, 200
-        ),
-        "remember, vector": lambda c, i: post(
-            c, "/v1/memories", {"content": sentence(-i), "embedding": fresh[i].tolist()}, 201
-        ),
-        "recall, server embeds": lambda c, i: post(
-            c, "/v1/memories/recall", {"cue": sentence(i + 1), "top_k": TOP_K}, 200
-        ),
-        "remember, server embeds": lambda c, i: post(
-            c, "/v1/memories", {"content": f"fresh {sentence(i)}"}, 201
-        ),
+        "recall, vector": lambda c, i: sessions[c].recall(cue_embedding=queries[i], top_k=TOP_K),
+        "remember, vector": lambda c, i: sessions[c].remember(sentence(-i), embedding=fresh[i]),
+        "recall, server embeds": lambda c, i: sessions[c].recall(cue=sentence(i + 1), top_k=TOP_K),
+        "remember, server embeds": lambda c, i: sessions[c].remember(f"fresh {sentence(i)}"),
     }
 
 
@@ -208,7 +195,7 @@ def main() -> None:
             mode = "REST, batching " + ("on" if batching else "off")
             with server(data_dir, batching) as url:
                 for clients in (1, args.clients):
-                    sessions = [httpx.Client(base_url=url, timeout=60) for _ in range(clients)]
+                    sessions = [hebbs.HebbsClient(url, timeout=60) for _ in range(clients)]
                     for name, call in rest_calls(sessions, queries, fresh).items():
                         if not batching and "server embeds" not in name:
                             continue

@@ -50,9 +50,7 @@ DERIVED = {"id_hex", "scores"}
 def properties(kind: type) -> list[str]:
     """The public properties of native type ``kind`` (its methods left out)."""
     return [
-        name
-        for name in dir(kind)
-        if not name.startswith("_") and not callable(getattr(kind, name))
+        name for name in dir(kind) if not name.startswith("_") and not callable(getattr(kind, name))
     ]
 
 

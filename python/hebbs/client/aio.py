@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import httpx
 
-from hebbs.client.answers import FIRST_ERROR_STATUS, decode_json, finish, remote_method
+from hebbs.client.answers import (
+    FIRST_ERROR_STATUS,
+    body_arguments,
+    decode_json,
+    finish,
+    remote_method,
+)
 from hebbs.client.errors import error_from_response, unavailable
 from hebbs.client.operations import OPERATIONS, Call, Operations
 from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
@@ -136,7 +142,7 @@ class AsyncHebbsClient:
         self._check_open()
         try:
             response = await self._http.request(
-                call.method, call.path, params=call.params or None, json=call.body
+                call.method, call.path, params=call.params or None, **body_arguments(call)
             )
         except httpx.TransportError as error:
             raise unavailable(self._url, error) from error
@@ -145,7 +151,10 @@ class AsyncHebbsClient:
     async def _stream(self, call: Call[None]) -> AsyncRemoteSubscription:
         self._check_open()
         request = self._http.build_request(
-            call.method, call.path, json=call.body, timeout=stream_timeouts(self._timeout)
+            call.method,
+            call.path,
+            timeout=stream_timeouts(self._timeout),
+            **body_arguments(call),
         )
         try:
             response = await self._http.send(request, stream=True)

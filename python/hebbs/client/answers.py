@@ -11,6 +11,7 @@ from typing import Any, Callable, TypeVar
 from hebbs.client.errors import error_from_response
 from hebbs.client.operations import Call
 from hebbs.errors import ServerUnavailableError
+from hebbs.jsonwire import JSON_MEDIA_TYPE, dumps, loads
 
 R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -21,13 +22,20 @@ NOT_FOUND = 404
 FIRST_ERROR_STATUS = 400
 
 
+def body_arguments(call: Call[Any]) -> dict[str, Any]:
+    """The httpx arguments that send ``call``'s JSON body (none without one)."""
+    if call.body is None:
+        return {}
+    return {"content": dumps(call.body), "headers": {"content-type": JSON_MEDIA_TYPE}}
+
+
 def decode_json(content: bytes) -> Any:
     """The JSON value of a body (None when empty)."""
     if not content:
         return None
     try:
-        return json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return loads(content)
+    except json.JSONDecodeError as error:
         raise ServerUnavailableError(
             f"the server answered with a body that is not JSON: {error}"
         ) from None

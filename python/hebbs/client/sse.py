@@ -13,6 +13,7 @@ from typing import Any
 
 from hebbs.client.errors import error_from_response
 from hebbs.errors import HebbsError, ServerUnavailableError
+from hebbs.jsonwire import loads
 
 #: The event name of an error sent on the stream.
 ERROR_EVENT = "error"
@@ -45,7 +46,7 @@ class EventParser:
             name = self._name
             self._name, self._data = DEFAULT_EVENT, []
             try:
-                return Event(name, json.loads(text))
+                return Event(name, loads(text))
             except json.JSONDecodeError as error:
                 raise ServerUnavailableError(f"malformed subscription event: {error}") from None
         if line.startswith(":"):

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 import httpx
 
-from hebbs.client.answers import FIRST_ERROR_STATUS, decode_json, finish, remote_method
+from hebbs.client.answers import (
+    FIRST_ERROR_STATUS,
+    body_arguments,
+    decode_json,
+    finish,
+    remote_method,
+)
 from hebbs.client.errors import error_from_response, unavailable
 from hebbs.client.operations import OPERATIONS, Call, Operations
 from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
@@ -123,7 +129,7 @@ class HebbsClient:
         self._check_open()
         try:
             response = self._http.request(
-                call.method, call.path, params=call.params or None, json=call.body
+                call.method, call.path, params=call.params or None, **body_arguments(call)
             )
         except httpx.TransportError as error:
             raise unavailable(self._url, error) from error
@@ -132,7 +138,10 @@ class HebbsClient:
     def _stream(self, call: Call[None]) -> RemoteSubscription:
         self._check_open()
         request = self._http.build_request(
-            call.method, call.path, json=call.body, timeout=stream_timeouts(self._timeout)
+            call.method,
+            call.path,
+            timeout=stream_timeouts(self._timeout),
+            **body_arguments(call),
         )
         try:
             response = self._http.send(request, stream=True)

@@ -12,13 +12,12 @@ their failures in the OpenAPI document (:mod:`hebbs.server.openapi`); the probes
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Final, Optional
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from hebbs._convert import invalid
@@ -57,8 +56,10 @@ from hebbs.api.responses import (
 )
 from hebbs.engine import Hebbs, recall_with
 from hebbs.errors import NotFoundError
+from hebbs.jsonwire import dumps
 from hebbs.server.auth import Caller, require
 from hebbs.server.errors import not_ready
+from hebbs.server.json_route import JsonRoute, json_response
 from hebbs.server.metrics import CONTENT_TYPE
 from hebbs.server.openapi import KEYED_ERRORS, NOT_FOUND, NOT_READY, SUBSCRIBE_EVENT, stream
 from hebbs.subscription import AsyncSubscription
@@ -74,9 +75,9 @@ WRITE = Depends(require("write"))
 ADMIN = Depends(require("admin"))
 
 #: The routes that need a key.
-router = APIRouter(prefix="/v1", responses=KEYED_ERRORS)
+router = APIRouter(prefix="/v1", responses=KEYED_ERRORS, route_class=JsonRoute)
 #: The routes that answer without one.
-public = APIRouter(prefix="/v1")
+public = APIRouter(prefix="/v1", route_class=JsonRoute)
 
 
 @contextmanager
@@ -90,8 +91,8 @@ def _given(body: ApiRequest) -> dict[str, Any]:
     return {name: getattr(body, name) for name in body.model_fields_set}
 
 
-def _json(payload: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(payload, status_code=status)
+def _json(payload: Any, status: int = 200) -> Response:
+    return json_response(payload, status)
 
 
 def _optional(name: str, value: Any) -> dict[str, Any]:
@@ -339,7 +340,7 @@ def metrics(request: Request, caller: Caller = ADMIN) -> Response:
 
 def _event(name: str, data: JsonObject, event_id: int | None = None) -> bytes:
     head = f"event: {name}\n" + ("" if event_id is None else f"id: {event_id}\n")
-    return (head + f"data: {json.dumps(data, separators=(',', ':'))}\n\n").encode()
+    return head.encode() + b"data: " + dumps(data) + b"\n\n"
 
 
 @router.post(
