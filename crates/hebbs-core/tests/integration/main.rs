@@ -1,6 +1,7 @@
 //! Integration tests of hebbs-core on real RocksDB stores, in one test binary.
 
 mod access_counts;
+mod checkpoint_corruption;
 mod common;
 mod concurrency;
 mod crash_recovery;

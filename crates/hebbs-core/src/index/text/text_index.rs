@@ -78,7 +78,8 @@ pub struct TextIndex {
 impl TextIndex {
     /// Opens (creating if needed) the index in `dir` and starts its background committer.
     /// Returns it and the changelog sequence its last commit covers (`None` when it has never
-    /// been committed: rebuild it).
+    /// been committed: rebuild it). An index that cannot be opened or whose files fail their
+    /// checksums is wiped and starts empty, never committed.
     pub fn open(dir: &Path) -> Result<(Arc<Self>, Option<u64>)> {
         std::fs::create_dir_all(dir).map_err(|e| HebbsError::io(dir, e))?;
         let mut schema = Schema::builder();
@@ -91,7 +92,7 @@ impl TextIndex {
         );
         let content = schema.add_text_field(CONTENT, content_options);
         let schema = schema.build();
-        let index = match open_in(dir, schema.clone()) {
+        let index = match open_in(dir, schema.clone()).and_then(checked) {
             Ok(index) => index,
             Err(_unreadable) => {
                 std::fs::remove_dir_all(dir).map_err(|e| HebbsError::io(dir, e))?;
@@ -312,6 +313,20 @@ fn open_in(dir: &Path, schema: Schema) -> Result<Index> {
     let directory =
         MmapDirectory::open(dir).map_err(|e| HebbsError::TextIndex { source: e.into() })?;
     Ok(Index::open_or_create(directory, schema)?)
+}
+
+/// `index` if every file of its last commit matches the checksum in its footer: a truncated
+/// or bit-flipped segment is never searched (the caller rebuilds the index from the store).
+fn checked(index: Index) -> Result<Index> {
+    let corrupted = index.validate_checksum()?;
+    if corrupted.is_empty() {
+        Ok(index)
+    } else {
+        Err(HebbsError::corrupt(
+            "full-text index",
+            format!("{} files fail their checksum", corrupted.len()),
+        ))
+    }
 }
 
 fn analyzer() -> TextAnalyzer {
