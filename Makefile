@@ -24,8 +24,8 @@ build: bootstrap
 lint:
 	cargo fmt --all --check
 	cargo clippy --release --all-targets -- -D warnings
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches scripts
+	$(VENV)/bin/ruff format --check python tests benches scripts
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest hebbs._native
 
