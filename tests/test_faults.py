@@ -1,6 +1,7 @@
-"""A bounded run of ``scripts/fault_injection.py`` (kill -9 at random points of writes,
+"""Bounded runs of ``scripts/fault_injection.py`` (kill -9 at random points of writes,
 revisions, forgets, optimize, checkpoints and the open's index rebuild, then every promise
-checked), and a check that its checker does catch a broken promise. The on-demand run is
+checked) and of ``scripts/soak.py`` (every operation at once under a watchdog), and a check that
+their checker does catch a broken promise. The on-demand run is
 ``python scripts/fault_injection.py --iterations 1000``; its figures are in
 docs/durability.md."""
 
@@ -17,7 +18,10 @@ import pytest
 
 import hebbs
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fault_injection.py"
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPT = SCRIPTS / "fault_injection.py"
+#: Seconds of the CI soak (the on-demand run is ``python scripts/soak.py --seconds 600``).
+SOAK_SECONDS = 5
 #: Iterations CI runs; seed 7 kills in the open (after a deleted checkpoint) and at work.
 ITERATIONS = 5
 SEED = 7
@@ -72,3 +76,16 @@ def test_the_checker_catches_a_lost_memory_and_a_resurrection(tmp_path: Path) ->
         model.live = {}
         with pytest.raises(faults.Broken, match="came back"):
             faults.verify(model, mem, random.Random(0), 10)
+
+
+def test_a_short_soak_keeps_every_promise() -> None:
+    run = subprocess.run(
+        [sys.executable, str(SCRIPTS / "soak.py"), "--seconds", str(SOAK_SECONDS)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "nothing lost" in run.stdout
+    assert "no stall" in run.stdout
