@@ -21,6 +21,8 @@
 //! ```
 
 mod codec;
+#[cfg(test)]
+mod decode_fuzz;
 pub mod engine;
 pub mod error;
 pub mod forget;

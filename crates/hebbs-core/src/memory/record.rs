@@ -219,9 +219,17 @@ fn read_header(reader: &mut Reader<'_>) -> Result<RecordHeader> {
         Some(flags) => flags,
         None => reader.u8()?,
     };
+    let importance = f32::from_le_bytes(reader.array()?);
+    if !(0.0..=1.0).contains(&importance) {
+        // Also refuses NaN, which would poison the composite score.
+        return Err(HebbsError::corrupt(
+            "memory record",
+            format!("importance {importance} is outside 0..=1"),
+        ));
+    }
     Ok(RecordHeader {
         kind,
-        importance: f32::from_le_bytes(reader.array()?),
+        importance,
         created_at: u64::from_le_bytes(reader.array()?),
         superseded: flags & FLAG_SUPERSEDED != 0,
     })

@@ -91,7 +91,7 @@ impl TokenVectors {
         out
     }
 
-    /// Parses a stored value.
+    /// Parses a stored value; a value that [`TokenVectors::check`] would refuse is corrupt.
     pub fn decode(bytes: &[u8]) -> Result<Self> {
         let mut reader = Reader::new(bytes, "token vectors");
         let format = reader.u8()?;
@@ -116,11 +116,16 @@ impl TokenVectors {
         if !reader.is_done() {
             return Err(HebbsError::corrupt("token vectors", "trailing bytes"));
         }
-        Ok(Self {
+        let vectors = Self {
             dimension,
             codes,
             scales,
-        })
+        };
+        // A damaged blob must not reach max-sim: a NaN scale would poison every score.
+        vectors
+            .check("token_vectors")
+            .map_err(|error| HebbsError::corrupt("token vectors", error.to_string()))?;
+        Ok(vectors)
     }
 }
 

@@ -14,6 +14,7 @@ mod hybrid;
 mod index_rebuild;
 mod listing;
 mod partial_success;
+mod recall_request_fuzz;
 mod recall_strategies;
 mod subscribe;
 mod token_vectors;

@@ -167,4 +167,32 @@ mod tests {
         let bob = decoded.entity("bob");
         assert!(decoded.accepts(1, bob) && !decoded.accepts(0, bob));
     }
+
+    fn sample_map(slots: usize) -> SlotMap {
+        let mut map = SlotMap::default();
+        for i in 0..slots {
+            map.assign(MemoryId::new(), ["alice", "bob"].get(i % 3).copied());
+        }
+        map
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::decode_fuzz::fuzz_config())]
+
+        /// A damaged slot map (the checkpoint's sidecar) is an error or decodes to a map that
+        /// encodes back the same; raw bytes never panic.
+        #[test]
+        fn decoding_damaged_bytes_never_panics(
+            slots in 0usize..12,
+            changes in crate::decode_fuzz::mutations(),
+            raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..128),
+        ) {
+            let _ = SlotMap::decode(&raw);
+            let bytes = crate::decode_fuzz::mutate(sample_map(slots).encode(3, 8), &changes);
+            if let Ok((map, seq, dim)) = SlotMap::decode(&bytes) {
+                let (again, _, _) = SlotMap::decode(&map.encode(seq, dim)).unwrap();
+                proptest::prop_assert_eq!(again, map);
+            }
+        }
+    }
 }
