@@ -106,6 +106,9 @@ impl TextIndex {
             .payload
             .and_then(|payload| payload.parse::<u64>().ok());
         let writer = index.writer_with_num_threads(1, TEXT_WRITER_MEMORY_BYTES)?;
+        // A process killed during a commit leaves files its commit never published (a
+        // segment's `.del` file, say); a later commit that writes the same name would fail.
+        writer.garbage_collect_files().wait()?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
