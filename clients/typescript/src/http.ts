@@ -80,17 +80,27 @@ export class Transport {
 
   /** The decoded JSON answer of `call` (`undefined` for 204), or its error thrown. */
   async json(call: Call): Promise<unknown> {
-    const response = await this.send(call, this.#deadline());
+    const response = await this.#send(call, this.#deadline());
     if (!response.ok) {
       return this.#fail(response);
     }
     const text = await this.#read(response);
-    return text === '' ? undefined : JSON.parse(text);
+    if (text === '') {
+      return undefined;
+    }
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw unavailable(
+        this.url,
+        new Error(`the answer to ${call.path} is not JSON`, { cause: error }),
+      );
+    }
   }
 
   /** The plain-text answer of `call` (the metrics). */
   async text(call: Call): Promise<string> {
-    const response = await this.send(call, this.#deadline());
+    const response = await this.#send(call, this.#deadline());
     if (!response.ok) {
       return this.#fail(response);
     }
@@ -110,7 +120,7 @@ export class Transport {
         : undefined;
     let response: Response;
     try {
-      response = await this.send(call, controller.signal);
+      response = await this.#send(call, controller.signal);
     } catch (error) {
       throw late ? this.#late() : error;
     } finally {
@@ -122,7 +132,7 @@ export class Transport {
     return response;
   }
 
-  async send(call: Call, signal: AbortSignal | undefined): Promise<Response> {
+  async #send(call: Call, signal: AbortSignal | undefined): Promise<Response> {
     if (this.#closed) {
       throw new ClosedError('the client is closed', 'closed');
     }
@@ -141,8 +151,13 @@ export class Transport {
     try {
       return await this.#fetch(this.url + call.path, init);
     } catch (error) {
-      throw isTimeout(error) ? this.#late() : unavailable(this.url, error);
+      throw this.#noAnswer(error);
     }
+  }
+
+  /** The error of a request that got no (whole) answer: refused, reset or timed out. */
+  #noAnswer(error: unknown): ServerUnavailableError {
+    return isTimeout(error) ? this.#late() : unavailable(this.url, error);
   }
 
   /** A signal that aborts the request after the timeout (none without one). */
@@ -164,7 +179,7 @@ export class Transport {
     try {
       return await response.text();
     } catch (error) {
-      throw unavailable(this.url, error);
+      throw this.#noAnswer(error);
     }
   }
 }

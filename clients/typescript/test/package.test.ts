@@ -14,6 +14,7 @@ import { before, test } from 'node:test';
 import { promisify } from 'node:util';
 
 import * as sdk from '@hebbs/sdk';
+import ts from 'typescript';
 
 import { fromWireName, toWireName } from '../src/names.js';
 import { PACKAGE_DIR, PYTHON_BIN } from './server.js';
@@ -25,6 +26,7 @@ const DUMP = `
 import json
 import hebbs._native as native
 from hebbs.api import requests, responses
+from hebbs.api import fields as field_types
 from hebbs.api.fields import EDGE_TYPE_NAMES, MEMORY_KIND_NAMES
 
 def fields(module):
@@ -41,6 +43,12 @@ print(json.dumps({
     "kinds": list(MEMORY_KIND_NAMES),
     "weights": sorted(requests.WeightsInput.model_fields),
     "fields": sorted(set(fields(requests)) | set(fields(responses))),
+    "models": {
+        name: sorted(model.model_fields)
+        for module in (requests, responses, field_types)
+        for name, model in vars(module).items()
+        if isinstance(model, type) and hasattr(model, "model_fields")
+    },
 }))
 `;
 
@@ -51,6 +59,66 @@ interface Dump {
   readonly kinds: string[];
   readonly weights: string[];
   readonly fields: string[];
+  readonly models: Record<string, string[]>;
+}
+
+/** Each TypeScript interface and the pydantic model of the same wire object: its request
+ * model (`hebbs.api.requests`, `hebbs.api.fields`) or its answer (`hebbs.api.responses`), and
+ * the wire fields the interface leaves out on purpose. */
+const COUNTERPARTS: readonly [string, string, readonly string[]][] = [
+  ['RememberOptions', 'RememberRequest', []],
+  ['RecallOptions', 'RecallRequest', []],
+  ['PrimeOptions', 'PrimeRequest', []],
+  ['ReviseOptions', 'ReviseChanges', []],
+  ['ForgetOptions', 'ForgetRequest', []],
+  ['ForgetDecayedOptions', 'ForgetDecayedRequest', []],
+  ['ListMemoriesOptions', 'ListMemoriesRequest', []],
+  ['TombstonesOptions', 'TombstonesRequest', []],
+  ['SubscribeOptions', 'SubscribeRequest', []],
+  ['GetOptions', 'GetRequest', ['id']],
+  ['LimitOptions', 'ListRequest', []],
+  ['ScoringWeights', 'WeightsInput', []],
+  ['RecallStrategyInput', '_StrategyForm', []],
+  ['RecallStrategyConfig', '_StrategyForm', []],
+  ['EdgeInput', '_EdgeForm', []],
+  ['Memory', 'MemoryOut', ['id_hex']],
+  ['StrategyDetail', 'StrategyDetailOut', []],
+  ['ExpansionEdge', 'ExpansionEdgeOut', []],
+  ['RecallResult', 'RecallResultOut', []],
+  ['StrategyError', 'StrategyErrorOut', []],
+  ['RecallOutput', 'RecallOutputOut', []],
+  ['PrimeOutput', 'PrimeOutputOut', []],
+  ['ForgetResult', 'ForgetResultOut', []],
+  ['Tombstone', 'TombstoneOut', ['id_hex']],
+  ['HealthStatus', 'HealthStatusOut', []],
+  ['MemoryPage', 'MemoryPageOut', []],
+  ['SubscribePush', 'SubscribePushOut', []],
+];
+
+/** The property names of each exported interface of the package's sources, inherited ones
+ * included, read by the TypeScript compiler. */
+function interfaceMembers(): Map<string, string[]> {
+  const index = join(PACKAGE_DIR, 'src', 'index.ts');
+  const program = ts.createProgram([index], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  const entry = checker.getSymbolAtLocation(program.getSourceFile(index)!)!;
+  const members = new Map<string, string[]>();
+  for (const exported of checker.getExportsOfModule(entry)) {
+    const symbol =
+      exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    if (symbol.flags & ts.SymbolFlags.Interface) {
+      const type = checker.getDeclaredTypeOfSymbol(symbol);
+      members.set(
+        exported.name,
+        checker.getPropertiesOfType(type).map((property) => property.name),
+      );
+    }
+  }
+  return members;
 }
 
 let python: Dump;
@@ -116,4 +184,19 @@ test('every wire field name survives the trip to a client name and back', () => 
     'wReinforcement',
     'wRelevance',
   ]);
+});
+
+test('every option and result interface has the fields of its pydantic model', () => {
+  const members = interfaceMembers();
+  for (const [name, model, leftOut] of COUNTERPARTS) {
+    const ours = members.get(name);
+    const theirs = python.models[model];
+    assert.ok(ours !== undefined, `${name} is not an exported interface`);
+    assert.ok(theirs !== undefined, `${model} is not a model of hebbs.api`);
+    assert.deepEqual(
+      ours.map(toWireName).sort(),
+      theirs.filter((field) => !leftOut.includes(field)).sort(),
+      `${name} / ${model}`,
+    );
+  }
 });
