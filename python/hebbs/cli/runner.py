@@ -156,6 +156,8 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return demo(args)
     if command == "serve":
         return server.serve(args, database_path(args))
+    if command == "ui":
+        return server.ui(args, database_path(args))
     if command == "keys":
         return server.keys(args, database_path(args))
     run = DATABASE_COMMANDS[command](args)

@@ -1,10 +1,14 @@
-"""The ``serve`` and ``keys`` commands: run the REST server over ``--db`` and manage its API
-keys (``keys create`` prints a new key once; ``keys list``; ``keys revoke KEY_ID``)."""
+"""The ``serve``, ``ui`` and ``keys`` commands: run the REST server over ``--db``, open the
+memory explorer over one store, and manage the server's API keys (``keys create`` prints a new
+key once; ``keys list``; ``keys revoke KEY_ID``)."""
 
 from __future__ import annotations
 
 import argparse
+import socket
+import threading
 import time
+import webbrowser
 from typing import Final
 
 from hebbs.cli.commands import CommandOutput
@@ -14,6 +18,8 @@ from hebbs.server.keys import KeyInfo, KeyStore
 
 #: What ``serve`` prints when the server has stopped.
 STOPPED: Final = "server stopped"
+#: Seconds ``ui`` waits for the server to listen before it opens the browser.
+BROWSER_DELAY_S: Final = 0.5
 
 
 def serve(args: argparse.Namespace, data_dir: str) -> CommandOutput:
@@ -41,6 +47,41 @@ def serve(args: argparse.Namespace, data_dir: str) -> CommandOutput:
         tls_key=args.tls_key,
     )
     return CommandOutput({"stopped": True}, STOPPED)
+
+
+def ui(args: argparse.Namespace, store_dir: str) -> CommandOutput:
+    """Serves the explorer over the one store ``store_dir`` on 127.0.0.1 without keys (it is
+    the tenant ``default``), opens it in the browser, and serves until interrupted. The socket
+    listens before the address is printed, so the page can be opened at once."""
+    try:
+        import uvicorn
+
+        from hebbs.server.serve import config
+        from hebbs.server.settings import DEFAULT_HOST
+    except ImportError as error:
+        raise UsageError(
+            "", f"ui needs the server extra: pip install 'hebbs[server]' ({error})"
+        ) from None
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((DEFAULT_HOST, args.port))
+        listener.listen()
+    except OSError as error:
+        listener.close()
+        where = f"{DEFAULT_HOST}:{args.port}"
+        raise UsageError("--port", f"cannot listen on {where}: {error}") from None
+    port = listener.getsockname()[1]
+    url = f"http://{DEFAULT_HOST}:{port}/ui/"
+    print(f"hebbs explorer of {store_dir}: {url}", flush=True)
+    if not args.no_browser:
+        threading.Timer(BROWSER_DELAY_S, webbrowser.open, [url]).start()
+    settings = config(store_dir, host=DEFAULT_HOST, port=port, auth=False, store=store_dir)
+    try:
+        uvicorn.Server(settings).run(sockets=[listener])
+    finally:
+        listener.close()
+    return CommandOutput({"stopped": True, "url": url}, STOPPED)
 
 
 def keys(args: argparse.Namespace, data_dir: str) -> CommandOutput:

@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from hebbs import __version__
 from hebbs.embedder import BatchingEmbedder
 from hebbs.engine import EmbedderLike
-from hebbs.server import errors, openapi, routes
+from hebbs.server import errors, explorer, openapi, routes
 from hebbs.server.auth import AuthConfig, check_route_key
 from hebbs.server.keys import KeyStore
 from hebbs.server.limits import (
@@ -42,6 +42,7 @@ def create_app(
     max_request_bytes: int = MAX_REQUEST_BYTES,
     rate_per_s: float = RATE_LIMIT_PER_S,
     rate_burst: int = RATE_LIMIT_BURST,
+    store: str | Path | None = None,
 ) -> FastAPI:
     """The server app over ``data_dir``.
 
@@ -51,11 +52,15 @@ def create_app(
     ``embed_batching`` it is wrapped in one :class:`~hebbs.embedder.BatchingEmbedder` shared by
     every tenant, so concurrent requests' texts are embedded together. The limits default
     to the named constants of :mod:`hebbs.server.limits` and :mod:`hebbs.server.tenants`.
+    ``store`` serves the one store at that path as the tenant ``default`` (``hebbs ui``; only
+    without ``auth``). The memory explorer is at ``/ui`` (:mod:`hebbs.server.explorer`).
     """
+    if store is not None and auth:
+        raise ValueError("a single store is served only without auth")
     root = Path(data_dir)
     root.mkdir(parents=True, exist_ok=True)
     shared = BatchingEmbedder(embedder) if embed_batching else embedder
-    tenants = TenantStores(root, shared, max_open=max_open_tenants)
+    tenants = TenantStores(root, shared, max_open=max_open_tenants, store=store)
     keys = KeyStore(root) if auth else None
 
     @asynccontextmanager
@@ -84,6 +89,7 @@ def create_app(
     app.include_router(routes.router)
     app.include_router(routes.public)
     openapi.install(app)
+    explorer.install(app)
     app.add_middleware(BodyLimit, limit=max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app

@@ -9,3 +9,5 @@ from typing import Final
 DEFAULT_HOST: Final = "127.0.0.1"
 #: The default port of ``hebbs serve`` (the reference product's REST port).
 DEFAULT_PORT: Final = 6381
+#: The port ``hebbs ui`` listens on: 0 takes any free one.
+DEFAULT_UI_PORT: Final = 0

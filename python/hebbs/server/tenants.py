@@ -54,10 +54,13 @@ class TenantStores:
         embedder: EmbedderLike,
         *,
         max_open: int = DEFAULT_MAX_OPEN_TENANTS,
+        store: str | Path | None = None,
     ) -> None:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
         self.root = Path(data_dir) / TENANTS_DIR
+        #: The one store of the tenant ``default`` when given (``hebbs ui --db DIR``).
+        self.store = None if store is None else Path(store)
         self.embedder = embedder
         self.max_open = max_open
         self._open: OrderedDict[str, _Open] = OrderedDict()
@@ -87,14 +90,22 @@ class TenantStores:
                 raise ClosedError("the server is shutting down")
             entry = self._open.get(tenant)
             if entry is None:
-                self.root.mkdir(parents=True, exist_ok=True)
-                entry = _Open(Hebbs.open(self.root / tenant, embedder=self.embedder))
+                entry = _Open(Hebbs.open(self._path(tenant), embedder=self.embedder))
                 self._open[tenant] = entry
                 LOG.info("opened the store of tenant %s", tenant)
             self._open.move_to_end(tenant)
             entry.leases += 1
             self._evict()
             return entry
+
+    def _path(self, tenant: str) -> Path:
+        """Where ``tenant``'s store lives (its folder is made if needed)."""
+        if self.store is not None:
+            if tenant != DEFAULT_TENANT:
+                raise ValueError(f"this server serves only the tenant {DEFAULT_TENANT}")
+            return self.store
+        self.root.mkdir(parents=True, exist_ok=True)
+        return self.root / tenant
 
     def _evict(self) -> None:
         """Closes idle stores, least recently used first, while more than the bound are open."""

@@ -1,0 +1,159 @@
+/**
+ * The search panel: a cue, a strategy (each of the server's, and `hybrid`), an entity, and the
+ * four weights, whose sliders re-run the recall with the new `scoring_weights` so the server
+ * re-ranks live. Each result shows its composite score as four bars, one per weighted signal,
+ * and each strategy's details; a click opens the memory. `#results` carries the number of the
+ * search it shows (`data-searches`).
+ */
+
+import { api, type RecallResultJson, type WeightsJson } from './api.js';
+import { byId, el, status } from './dom.js';
+import { breakdown, DEFAULT_WEIGHTS, SIGNALS } from './score.js';
+
+/** The strategies the search offers, as the server names them. */
+export const STRATEGIES = [
+  'similarity',
+  'hybrid',
+  'keyword',
+  'temporal',
+  'causal',
+  'analogical',
+  'regex',
+] as const;
+/** Results a search asks for. */
+export const SEARCH_TOP_K = 20;
+/** Milliseconds a slider waits for the next move before it re-runs the search. */
+export const RERANK_DELAY_MS = 120;
+
+const WEIGHT_NAMES = ['relevance', 'recency', 'importance', 'reinforcement'] as const;
+
+let open: (id: string) => void = () => undefined;
+let timer: ReturnType<typeof setTimeout> | undefined;
+let searches = 0;
+
+/** Wires the panel; `onOpen` shows a memory. */
+export function setUpSearch(onOpen: (id: string) => void): void {
+  open = onOpen;
+  const select = byId<HTMLSelectElement>('strategy');
+  for (const name of STRATEGIES) {
+    select.append(el('option', '', name));
+  }
+  byId<HTMLFormElement>('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void search();
+  });
+  for (const name of WEIGHT_NAMES) {
+    const slider = byId<HTMLInputElement>(`w-${name}`);
+    slider.value = String(DEFAULT_WEIGHTS[`w_${name}`]);
+    showWeight(name);
+    slider.addEventListener('input', () => {
+      showWeight(name);
+      clearTimeout(timer);
+      timer = setTimeout(() => void search(), RERANK_DELAY_MS);
+    });
+  }
+}
+
+function showWeight(name: string): void {
+  byId(`w-${name}-value`).textContent = Number(byId<HTMLInputElement>(`w-${name}`).value).toFixed(
+    2,
+  );
+}
+
+export function weights(): WeightsJson {
+  const value = (name: string): number => Number(byId<HTMLInputElement>(`w-${name}`).value);
+  return {
+    w_relevance: value('relevance'),
+    w_recency: value('recency'),
+    w_importance: value('importance'),
+    w_reinforcement: value('reinforcement'),
+  };
+}
+
+/** Runs the search the panel describes and shows its results. */
+export async function search(): Promise<void> {
+  const cue = byId<HTMLInputElement>('cue').value.trim();
+  const strategy = byId<HTMLSelectElement>('strategy').value;
+  const entity = byId<HTMLInputElement>('entity').value.trim();
+  const body: Record<string, unknown> = {
+    strategies: [strategy],
+    top_k: SEARCH_TOP_K,
+    scoring_weights: weights(),
+  };
+  if (cue !== '') body['cue'] = cue;
+  if (entity !== '') body['entity_id'] = entity;
+  const mine = ++searches;
+  try {
+    const output = await api.recall(body);
+    if (mine !== searches) return;
+    render(output.results, weights());
+    byId('results').dataset['searches'] = String(mine);
+    const errors = output.strategy_errors.map((error) => `${error.strategy}: ${error.message}`);
+    status(
+      errors.length > 0 ? errors.join('; ') : `${output.results.length} results`,
+      errors.length > 0,
+    );
+  } catch (error) {
+    if (mine === searches) {
+      status(String((error as Error).message), true);
+      byId('results').dataset['searches'] = String(mine);
+    }
+  }
+}
+
+function render(results: readonly RecallResultJson[], used: WeightsJson): void {
+  const list = byId('results');
+  list.replaceChildren();
+  const nowUs = Date.now() * 1000;
+  for (const result of results) {
+    const parts = breakdown(result, used, nowUs);
+    const bars = el('div', 'bars');
+    for (const signal of SIGNALS) {
+      const bar = el('div', `bar ${signal}`);
+      bar.dataset['signal'] = signal;
+      bar.style.width = `${Math.max(0, parts[signal]) * 100}%`;
+      bar.title = `${signal} ${parts[signal].toFixed(3)}`;
+      bars.append(
+        el(
+          'div',
+          'signal',
+          undefined,
+          el('span', 'label', signal),
+          bar,
+          el('span', 'value', parts[signal].toFixed(3)),
+        ),
+      );
+    }
+    const details = result.strategy_details.map((detail) => {
+      const extra = Object.entries(detail)
+        .filter(([key, value]) => key !== 'strategy' && value !== null)
+        .map(
+          ([key, value]) =>
+            `${key} ${typeof value === 'number' ? +value.toFixed(4) : String(value)}`,
+        );
+      return el('div', 'detail', `${detail.strategy}: ${extra.join(', ')}`);
+    });
+    const item = el(
+      'li',
+      'result',
+      undefined,
+      el(
+        'div',
+        'head',
+        undefined,
+        el('span', 'score', result.score.toFixed(3)),
+        el('span', 'content', result.memory.content),
+      ),
+      el(
+        'div',
+        'meta',
+        `${result.memory.kind} · ${result.memory.entity_id ?? 'no entity'} · importance ${result.memory.importance.toFixed(2)}`,
+      ),
+      bars,
+      ...details,
+    );
+    item.dataset['id'] = result.memory.id;
+    item.addEventListener('click', () => open(result.memory.id));
+    list.append(item);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * `@hebbs/sdk`: the TypeScript client of a hebbs memory server (`hebbs serve`). Everything a
+ * caller uses is exported here: `HebbsClient`, the types and enums of the API, the option
+ * types of each call, the error classes and the engine's defaults.
+ */
+
+export { HebbsClient } from './client.js';
+export type { ClientOptions } from './http.js';
+export { Subscription } from './subscription.js';
+export {
+  EdgeType,
+  MemoryKind,
+  RecallStrategy,
+  type Direction,
+  type Edge,
+  type EdgeTypeName,
+  type ExpansionEdge,
+  type ForgetResult,
+  type HealthStatus,
+  type Memory,
+  type MemoryKindName,
+  type MemoryPage,
+  type PrimeOutput,
+  type RecallOutput,
+  type RecallResult,
+  type RecallStrategyConfig,
+  type RecallStrategyName,
+  type ReflectResult,
+  type ScoringWeights,
+  type StrategyDetail,
+  type StrategyError,
+  type SubscribePush,
+  type Tombstone,
+} from './types.js';
+export type {
+  EdgeInput,
+  ForgetDecayedOptions,
+  ForgetOptions,
+  GetOptions,
+  JsonObject,
+  LimitOptions,
+  ListMemoriesOptions,
+  MemoryIdLike,
+  PrimeOptions,
+  RankedOptions,
+  RecallOptions,
+  RecallStrategyInput,
+  RememberOptions,
+  ReviseOptions,
+  SubscribeOptions,
+  TimeRange,
+  Timestamp,
+  TombstonesOptions,
+  Vector,
+} from './options.js';
+export {
+  AuthError,
+  ClosedError,
+  ConflictError,
+  ERROR_CLASSES,
+  ForbiddenError,
+  HebbsError,
+  InternalError,
+  InvalidInputError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+  ServerUnavailableError,
+  STATUS_CLASSES,
+} from './errors.js';
+export * from './constants.js';

@@ -1,0 +1,175 @@
+/**
+ * The options of each operation: the parameters of the Python API (`hebbs.Hebbs`) in camelCase,
+ * each optional one defaulting on the server as `constants.ts` says. `wire.ts` turns them into
+ * the server's snake_case JSON.
+ */
+
+import type {
+  Direction,
+  EdgeTypeName,
+  MemoryKindName,
+  RecallStrategyConfig,
+  RecallStrategyName,
+  ScoringWeights,
+} from './types.js';
+
+/** A memory id: 16 bytes, or 32 hex digits. */
+export type MemoryIdLike = Buffer | Uint8Array | string;
+/** A time: microseconds since the epoch, or a `Date`. */
+export type Timestamp = number | Date;
+/** A vector: numbers, or a `Float32Array`. */
+export type Vector = readonly number[] | Float32Array;
+/** A JSON object of the caller's (a memory's `context`): sent as it is, keys untouched. */
+export type JsonObject = Record<string, unknown>;
+
+/** An edge to store: like `Edge`, but the target may be given as hex and the type by name. */
+export interface EdgeInput {
+  readonly targetId: MemoryIdLike;
+  readonly edgeType: EdgeTypeName;
+  readonly confidence?: number | undefined;
+}
+
+/** A per-strategy config as input: like `RecallStrategyConfig`, ids and times widened. */
+export interface RecallStrategyInput extends Omit<
+  RecallStrategyConfig,
+  'seedMemoryId' | 'timeRange'
+> {
+  readonly seedMemoryId?: MemoryIdLike | undefined;
+  readonly timeRange?: TimeRange | undefined;
+}
+
+/** `[start, end]`; a missing bound is open (`null`). */
+export type TimeRange = readonly [Timestamp | null, Timestamp | null];
+
+export interface RememberOptions {
+  /** The memory text (not blank, at most `MAX_CONTENT_BYTES` in UTF-8). */
+  readonly content: string;
+  /** 0.0 to 1.0; default `DEFAULT_IMPORTANCE` (0.5). */
+  readonly importance?: number | undefined;
+  readonly context?: JsonObject | undefined;
+  readonly entityId?: string | undefined;
+  readonly edges?: readonly EdgeInput[] | undefined;
+  /** Default: now. */
+  readonly createdAt?: Timestamp | undefined;
+  /** Your own vector; without one the server embeds `content`. */
+  readonly embedding?: Vector | undefined;
+  /** Records the memory as part of that conversation (`getChatContext`). */
+  readonly sessionId?: string | undefined;
+  /** `episode` (default) or `insight`; revisions are made by `revise()`. */
+  readonly kind?: MemoryKindName | undefined;
+}
+
+export interface GetOptions {
+  /** Return the embedding vector too. */
+  readonly includeEmbedding?: boolean | undefined;
+}
+
+/** What `recall()` and `prime()` share: the cue, the time window, the search and the ranking. */
+export interface RankedOptions {
+  readonly cue?: string | undefined;
+  readonly timeRange?: TimeRange | undefined;
+  readonly efSearch?: number | undefined;
+  readonly scoringWeights?: ScoringWeights | undefined;
+  /** Your own cue vector; without one the server embeds `cue`. */
+  readonly cueEmbedding?: Vector | undefined;
+  readonly includeEmbedding?: boolean | undefined;
+}
+
+export interface RecallOptions extends RankedOptions {
+  /** Names or per-strategy configs; default `DEFAULT_STRATEGIES` (`['similarity']`). */
+  readonly strategies?: readonly (RecallStrategyName | RecallStrategyInput)[] | undefined;
+  /** Default `DEFAULT_TOP_K` (10). */
+  readonly topK?: number | undefined;
+  /** Scopes the search; `temporal` needs it. */
+  readonly entityId?: string | undefined;
+  /** Where `causal` starts (default: the memory nearest the cue). */
+  readonly seedMemoryId?: MemoryIdLike | undefined;
+  readonly edgeTypes?: readonly EdgeTypeName[] | undefined;
+  /** Default `DEFAULT_CAUSAL_DEPTH` (5), at most `MAX_CAUSAL_DEPTH` (10). */
+  readonly maxDepth?: number | undefined;
+  /** Default `DEFAULT_DIRECTION` (`'both'`). */
+  readonly direction?: Direction | undefined;
+  /** Default `DEFAULT_ANALOGICAL_ALPHA` (0.5). */
+  readonly analogicalAlpha?: number | undefined;
+  /** The structure analogical recall matches against (default: the seed's context). */
+  readonly cueContext?: JsonObject | undefined;
+  /** Default `DEFAULT_RRF_K` (60). */
+  readonly rrfK?: number | undefined;
+  /** Drops weaker candidates and counts them in `belowThreshold`. */
+  readonly minRelevance?: number | undefined;
+  /** Relationships returned per result; default `DEFAULT_GRAPH_CONTEXT` (0). */
+  readonly graphContext?: number | undefined;
+  /** Records the returned memories for `getChatContext`. */
+  readonly sessionId?: string | undefined;
+  /** Replace the strategies with a regular-expression scan, the cue being the pattern. */
+  readonly forceRegex?: boolean | undefined;
+  /** Include memories a revision superseded. */
+  readonly includeSuperseded?: boolean | undefined;
+}
+
+export interface PrimeOptions extends RankedOptions {
+  readonly entityId: string;
+  /** Default `DEFAULT_PRIME_MAX_MEMORIES` (20). */
+  readonly maxMemories?: number | undefined;
+}
+
+/** What a revision changes; fields left out are inherited. */
+export interface ReviseOptions {
+  readonly content?: string | undefined;
+  readonly importance?: number | undefined;
+  readonly context?: JsonObject | undefined;
+  readonly embedding?: Vector | undefined;
+  readonly entityId?: string | undefined;
+}
+
+/** The selectors are AND-combined; at least one is needed. */
+export interface ForgetOptions {
+  readonly ids?: readonly MemoryIdLike[] | undefined;
+  readonly entityId?: string | undefined;
+  /** Created before this time. */
+  readonly olderThan?: Timestamp | undefined;
+  readonly importanceBelow?: number | undefined;
+  readonly kind?: MemoryKindName | undefined;
+  /** Also compact the store so the bytes leave the disk. */
+  readonly purge?: boolean | undefined;
+  /** Default `DEFAULT_FORGET_LIMIT`; `truncated` in the result says to call again. */
+  readonly limit?: number | undefined;
+}
+
+export interface ForgetDecayedOptions {
+  /** Forget memories whose decay score is below this. */
+  readonly floor: number;
+  readonly limit?: number | undefined;
+}
+
+export interface ListMemoriesOptions {
+  readonly entityId?: string | undefined;
+  readonly kind?: MemoryKindName | undefined;
+  /** A page's `nextCursor`. */
+  readonly cursor?: MemoryIdLike | undefined;
+  /** 1 to `MAX_LIST_PAGE`; default `DEFAULT_LIST_PAGE` (100). */
+  readonly limit?: number | undefined;
+  readonly includeSuperseded?: boolean | undefined;
+}
+
+export interface LimitOptions {
+  readonly limit?: number | undefined;
+}
+
+export interface TombstonesOptions {
+  /** The last id of the previous page. */
+  readonly after?: MemoryIdLike | undefined;
+  /** Default `DEFAULT_TOMBSTONE_PAGE` (100). */
+  readonly limit?: number | undefined;
+}
+
+export interface SubscribeOptions {
+  /** What to watch for (embedded like a recall cue); give this or `embedding`. */
+  readonly cue?: string | undefined;
+  readonly embedding?: Vector | undefined;
+  readonly entityId?: string | undefined;
+  /** Default `DEFAULT_CONFIDENCE_THRESHOLD` (0.3). */
+  readonly confidenceThreshold?: number | undefined;
+  /** Default `DEFAULT_QUEUE_CAPACITY` (1024). */
+  readonly queueCapacity?: number | undefined;
+}

@@ -1,0 +1,44 @@
+/**
+ * An entity's timeline: its memories by creation time (a temporal recall), oldest on the left,
+ * in a strip that scrolls sideways, each card dated; a click opens the memory.
+ */
+import { api } from './api.js';
+import { byId, el, status, time } from './dom.js';
+/** Memories a timeline shows at most. */
+export const TIMELINE_TOP_K = 200;
+let open = () => undefined;
+export function setUpTimeline(onOpen) {
+    open = onOpen;
+    byId('timeline-form').addEventListener('submit', (event) => {
+        event.preventDefault();
+        void showTimeline(byId('timeline-entity').value.trim());
+    });
+}
+export async function showTimeline(entity) {
+    if (entity === '') {
+        status('name an entity for its timeline', true);
+        return;
+    }
+    try {
+        const output = await api.recall({
+            strategies: ['temporal'],
+            entity_id: entity,
+            top_k: TIMELINE_TOP_K,
+        });
+        const memories = output.results
+            .map((result) => result.memory)
+            .sort((a, b) => a.created_at - b.created_at);
+        const strip = byId('timeline-strip');
+        strip.replaceChildren(...memories.map((memory) => {
+            const card = el('div', `card ${memory.kind}`, undefined, el('time', '', time(memory.created_at)), el('p', '', memory.content));
+            card.dataset['id'] = memory.id;
+            card.addEventListener('click', () => open(memory.id));
+            return card;
+        }));
+        byId('timeline-summary').textContent = `${memories.length} memories of ${entity}`;
+        strip.scrollLeft = strip.scrollWidth;
+    }
+    catch (error) {
+        status(error.message, true);
+    }
+}

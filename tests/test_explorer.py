@@ -1,0 +1,384 @@
+"""The memory explorer at ``/ui`` in a real headless Chromium (Debian's ``chromium``, driven by
+Playwright for Python), against a real server on 127.0.0.1 with the bundled model: the page asks
+for a key and keeps it out of the URL, searches with each strategy, re-ranks when a weight
+moves, opens a memory's graph and expands a node, revises and forgets after a confirmation,
+and shows an entity's timeline; ``hebbs ui --db DIR`` serves one store without a key.
+
+Each view is saved as a screenshot under ``$HEBBS_TEST_ARTIFACTS`` (default
+``test-artifacts/`` in the repository, then ``explorer/``) and checked for content: the PNG,
+decoded by the browser, has many colours, so it is not a blank page.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+import hebbs
+from hebbs.server.keys import KeyStore
+from hebbs.server.serve import BackgroundServer
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(os.environ.get("HEBBS_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "explorer"
+#: Debian's chromium, which the bootstrap installs; Playwright never downloads a browser here.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Milliseconds the page gets for one step.
+STEP_MS = 20_000
+#: A screenshot with fewer colours than this is taken as blank.
+MIN_COLOURS = 16
+
+MEMORIES: list[dict[str, Any]] = [
+    {"content": "Acme asked for a 20% discount on the annual plan", "importance": 0.9},
+    {"content": "Acme signed the contract after the discount was approved", "importance": 0.3},
+    {"content": "Acme scheduled the onboarding call for Monday", "importance": 0.6},
+    {"content": "Acme's finance team asked for invoices in euros", "importance": 0.1},
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+class Site:
+    """A server with one tenant's memories and a write key."""
+
+    def __init__(self, url: str, key: str, ids: list[str]) -> None:
+        self.url = url
+        self.key = key
+        self.ids = ids
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self.key}"}
+        return httpx.request(method, self.url + path, headers=headers, timeout=30, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    data = tmp_path_factory.mktemp("explorer")
+    store = KeyStore(data)
+    key, _info = store.create("acme", "write")
+    store.close()
+    with BackgroundServer(data) as server:
+        with hebbs.HebbsClient(server.url, api_key=key) as client:
+            ids: list[str] = []
+            for memory in MEMORIES:
+                # Each memory was caused by the one before: a chain of four.
+                edges = [
+                    hebbs.Edge(bytes.fromhex(i), hebbs.EdgeType.CAUSED_BY, 0.9) for i in ids[-1:]
+                ]
+                stored = client.remember(entity_id="acme", edges=edges, **memory)
+                ids.append(stored.id_hex)
+            client.remember("The weather in Lisbon was sunny all week", importance=0.5)
+        yield Site(server.url, key, ids)
+
+
+@pytest.fixture
+def page(browser: Browser, site: Site) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(STEP_MS)
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto(site.url + "/ui/")
+    yield opened
+    context.close()
+    assert errors == []
+
+
+def log_in(page: Page, site: Site) -> None:
+    page.fill("#api-key", site.key)
+    page.click("#key-form button")
+    page.wait_for_selector("#health:has-text('memories')")
+
+
+def recall(page: Page, cue: str, strategy: str = "similarity", entity: str = "") -> list[str]:
+    """Runs a search and returns the ids of its results, in order."""
+    page.fill("#cue", cue)
+    page.select_option("#strategy", strategy)
+    page.fill("#entity", entity)
+    before = searches(page)
+    page.click("#search-button")
+    page.wait_for_function(
+        "before => Number(document.querySelector('#results').dataset.searches || 0) > before",
+        arg=before,
+    )
+    return result_ids(page)
+
+
+def searches(page: Page) -> int:
+    """How many searches the results list has shown."""
+    return int(page.eval_on_selector("#results", "list => list.dataset.searches || '0'"))
+
+
+def result_ids(page: Page) -> list[str]:
+    ids: list[str] = page.eval_on_selector_all(
+        "#results li", "items => items.map(i => i.dataset.id)"
+    )
+    return ids
+
+
+def shoot(page: Page, name: str) -> Path:
+    """Saves a screenshot of the page as an artefact and checks it is not blank."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert colours(page, path.read_bytes()) >= MIN_COLOURS, f"{path} looks blank"
+    return path
+
+
+#: Counts the colours of an image (every 7th pixel) drawn on a canvas.
+COUNT_COLOURS = """async source => {
+    const image = new Image();
+    image.src = source;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const seen = new Set();
+    for (let i = 0; i < data.length; i += 4 * 7) {
+        seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+    }
+    return seen.size;
+}"""
+
+
+def colours(page: Page, png: bytes) -> int:
+    """The distinct colours of ``png``, decoded by the browser in a blank page of its own."""
+    blank = page.context.new_page()
+    try:
+        count: int = blank.evaluate(
+            COUNT_COLOURS, "data:image/png;base64," + base64.b64encode(png).decode()
+        )
+    finally:
+        blank.close()
+    return count
+
+
+def test_the_page_asks_for_a_key_and_keeps_it_in_the_session(page: Page, site: Site) -> None:
+    assert page.is_visible("#key-dialog")
+    assert not page.is_visible("#app")
+    shoot(page, "01-key")
+    page.fill("#api-key", "hb_not-a-key")
+    page.click("#key-form button")
+    page.wait_for_selector("#key-error:has-text('unknown API key')")
+    log_in(page, site)
+    assert page.is_visible("#app")
+    assert site.key not in page.url
+    assert page.evaluate("sessionStorage.getItem('hebbs.apiKey')") == site.key
+    assert "5 memories" in page.inner_text("#health")
+    page.reload()
+    page.wait_for_selector("#health:has-text('memories')")
+    assert not page.is_visible("#key-dialog")
+
+
+@pytest.mark.parametrize(
+    ("strategy", "cue", "entity"),
+    [
+        ("similarity", "discount on the plan", ""),
+        ("hybrid", "discount", ""),
+        ("keyword", "invoices", ""),
+        ("temporal", "", "acme"),
+        ("causal", "Acme signed the contract", ""),
+        ("analogical", "a customer wants a lower price", ""),
+        ("regex", "onboard(ing)? call", ""),
+    ],
+)
+def test_search_with_each_strategy(
+    page: Page, site: Site, strategy: str, cue: str, entity: str
+) -> None:
+    log_in(page, site)
+    found = recall(page, cue, strategy, entity)
+    assert found, page.inner_text("#status")
+    assert f"{strategy}:" in page.inner_text("#results li >> nth=0")
+    if strategy == "regex":
+        assert found == [site.ids[2]]
+    if strategy == "temporal":
+        assert set(found) == set(site.ids)
+    if strategy == "similarity":
+        shoot(page, "02-search")
+
+
+def test_the_bars_add_up_to_the_score(page: Page, site: Site) -> None:
+    log_in(page, site)
+    recall(page, "Acme discount")
+    first = page.locator("#results li").first
+    score = float(first.locator(".score").inner_text())
+    parts = [float(text) for text in first.locator(".signal .value").all_inner_texts()]
+    assert len(parts) == 4
+    assert abs(sum(parts) - score) < 0.01
+
+
+def test_a_weight_change_re_ranks(page: Page, site: Site) -> None:
+    log_in(page, site)
+    recall(page, "Acme signed the contract after the discount", entity="acme")
+    # Relevance alone: the memory that says it ranks first.
+    for name, value in (("importance", "0"), ("recency", "0"), ("reinforcement", "0")):
+        set_slider(page, name, value)
+    set_slider(page, "relevance", "1")
+    wait_for_order(page, [site.ids[1]])
+    by_relevance = result_ids(page)
+    shoot(page, "03-relevance-only")
+    # Importance alone: 0.9, 0.6, 0.3, 0.1.
+    set_slider(page, "relevance", "0")
+    set_slider(page, "importance", "1")
+    by_importance = [site.ids[i] for i in (0, 2, 1, 3)]
+    wait_for_order(page, by_importance)
+    assert result_ids(page) == by_importance != by_relevance
+    scores = [float(text) for text in page.locator("#results .score").all_inner_texts()]
+    assert scores == pytest.approx([0.9, 0.6, 0.3, 0.1], abs=1e-3)
+    shoot(page, "03-importance-only")
+
+
+def wait_for_order(page: Page, first: list[str]) -> None:
+    """Waits until the results start with ``first``."""
+    page.wait_for_function(
+        "ids => [...document.querySelectorAll('#results li')].slice(0, ids.length)"
+        ".map(i => i.dataset.id).join() === ids.join()",
+        arg=first,
+    )
+
+
+def set_slider(page: Page, name: str, value: str) -> None:
+    page.eval_on_selector(
+        f"#w-{name}",
+        "(slider, value) => { slider.value = value; slider.dispatchEvent(new Event('input')); }",
+        value,
+    )
+
+
+def test_the_graph_opens_and_expands_on_click(page: Page, site: Site) -> None:
+    log_in(page, site)
+    recall(page, "Acme signed the contract after the discount was approved", entity="acme")
+    page.click(f"#results li[data-id='{site.ids[1]}']")
+    page.wait_for_selector("#memory-fields")
+    page.click("#show-graph")
+    page.wait_for_selector("#graph-summary:has-text('3 memories')")
+    assert page.inner_text("#graph-summary") == "3 memories, 2 edges"
+    assert page.locator("#graph-canvas line.edge.caused_by").count() == 2
+    page.click(f"#graph-canvas g.node[data-id='{site.ids[2]}']")
+    page.wait_for_selector("#graph-summary:has-text('4 memories')")
+    assert page.inner_text("#graph-summary") == "4 memories, 3 edges"
+    assert page.locator(f"#graph-canvas g.node.expanded[data-id='{site.ids[2]}']").count() == 1
+    shoot(page, "04-graph")
+
+
+def test_a_memory_page_shows_lineage_access_and_decay(page: Page, site: Site) -> None:
+    log_in(page, site)
+    recall(page, "onboarding call", entity="acme")
+    page.click(f"#results li[data-id='{site.ids[2]}']")
+    page.wait_for_selector("#memory-fields")
+    fields = page.inner_text("#memory-fields")
+    assert site.ids[2] in fields
+    assert re.search(r"access count\s+\d+", fields)
+    assert re.search(r"decay score\s+0\.\d{3}", fields)
+    assert page.locator("#lineage li").count() == 1
+    shoot(page, "05-memory")
+
+
+def test_revise_and_forget_ask_first(page: Page, site: Site) -> None:
+    log_in(page, site)
+    original = site.api(
+        "POST", "/v1/memories", json={"content": "Globex renews in March", "entity_id": "globex"}
+    ).json()["id"]
+    recall(page, "Globex renews", entity="globex")
+    page.click(f"#results li[data-id='{original}']")
+    page.wait_for_selector("#memory-fields")
+    page.fill("#revise-text", "Globex renews in April")
+    page.click("#revise")
+    page.wait_for_selector("#confirm[open]")
+    page.click("#confirm-yes")
+    page.wait_for_selector("#lineage li >> nth=1")
+    chain = page.locator("#lineage li").all_inner_texts()
+    assert "revision · Globex renews in April" in chain[1]
+    revision = page.eval_on_selector("#lineage li:nth-child(2)", "item => item.dataset.id")
+
+    page.click("#forget")
+    page.wait_for_selector("#confirm[open]")
+    shoot(page, "06-confirm-forget")
+    page.click("#confirm-no")
+    assert site.api("GET", f"/v1/memories/{revision}").status_code == 200
+    page.click("#forget")
+    page.click("#confirm-yes")
+    page.wait_for_selector("#status:has-text('forgot 1 memory')")
+    assert not page.is_visible("#memory")
+    assert site.api("GET", f"/v1/memories/{revision}").status_code == 404
+    page.wait_for_function(
+        "id => ![...document.querySelectorAll('#results li')].some(i => i.dataset.id === id)",
+        arg=revision,
+    )
+
+
+def test_the_timeline_is_in_time_order_and_opens_a_memory(page: Page, site: Site) -> None:
+    log_in(page, site)
+    page.fill("#timeline-entity", "acme")
+    page.click("#timeline-form button")
+    page.wait_for_selector("#timeline-summary:has-text('memories of acme')")
+    cards = page.eval_on_selector_all(
+        "#timeline-strip .card",
+        "cards => cards.map(c => [c.dataset.id, c.querySelector('time').textContent])",
+    )
+    assert [card[0] for card in cards] == site.ids
+    assert [card[1] for card in cards] == sorted(card[1] for card in cards)
+    page.click(f"#timeline-strip .card[data-id='{site.ids[0]}']")
+    page.wait_for_selector(f"#memory-fields:has-text('{site.ids[0]}')")
+    shoot(page, "07-timeline")
+
+
+def test_hebbs_ui_serves_one_store_without_a_key(browser: Browser, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with hebbs.Hebbs.open(store) as mem:
+        mem.remember("A note in a local store", entity_id="local")
+    command = [
+        str(Path(sys.executable).with_name("hebbs")),
+        "ui",
+        "--db",
+        str(store),
+        "--no-browser",
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+/ui/)", line)
+        assert match, line
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(STEP_MS)
+        page.goto(match.group(1))
+        page.wait_for_selector("#health:has-text('1 memories')")
+        assert not page.is_visible("#key-dialog")
+        page.fill("#timeline-entity", "local")
+        page.click("#timeline-form button")
+        page.wait_for_selector("#timeline-strip .card:has-text('A note in a local store')")
+        shoot(page, "08-hebbs-ui")
+        context.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
