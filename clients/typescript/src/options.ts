@@ -105,6 +105,9 @@ export interface RecallOptions extends RankedOptions {
   readonly forceRegex?: boolean | undefined;
   /** Include memories a revision superseded. */
   readonly includeSuperseded?: boolean | undefined;
+  /** Also recall from the organization's memory (the key's tenant must be a member of one);
+   * its answer comes back as `organizationMemory`. */
+  readonly includeOrganization?: boolean | undefined;
 }
 
 export interface PrimeOptions extends RankedOptions {

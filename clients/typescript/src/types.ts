@@ -209,6 +209,8 @@ export interface RecallOutput {
   readonly strategyErrors: StrategyError[];
   /** How many candidates `minRelevance` dropped. */
   readonly belowThreshold: number;
+  /** The same recall against the organization's memory (`includeOrganization`), else null. */
+  readonly organizationMemory: RecallOutput | null;
 }
 
 /** Response from a `prime()` call. */
