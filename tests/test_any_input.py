@@ -155,6 +155,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "session_id": None,
                 "force_regex": False,
                 "include_superseded": False,
+                "include_organization": False,
             },
         ),
         "prime": (
@@ -238,6 +239,7 @@ CASES = [
         "scoring_weights", "cue_embedding", "include_embedding", "seed_memory_id",
         "edge_types", "max_depth", "direction", "analogical_alpha", "cue_context", "rrf_k",
         "min_relevance", "graph_context", "session_id", "force_regex", "include_superseded",
+        "include_organization",
     )
 ] + [
     ("prime", p)
@@ -356,6 +358,20 @@ def test_any_value_to_open(tmp_path: Path, parameter: str, value: Any) -> None:
     error = outcome(lambda: hebbs.Hebbs.open(path, **{parameter: value}).close())
     assert error is None or isinstance(error, hebbs.InvalidInputError), repr(error)
     assert_typed(error)
+
+
+@settings(FUZZ, max_examples=EXAMPLES // 2)
+@given(value=ANY)
+def test_any_value_as_organization_path(tmp_path: Path, value: Any) -> None:
+    if isinstance(value, str) and value:
+        value = tmp_path / f"org{next(_dirs)}"  # a real path: kept inside the test's directory
+    error = outcome(
+        lambda: hebbs.Hebbs.open(tmp_path / f"db{next(_dirs)}", organization=value).close()
+    )
+    assert error is None or isinstance(error, (hebbs.InvalidInputError, hebbs.HebbsIOError))
+    assert_typed(error)
+    if isinstance(error, hebbs.InvalidInputError):
+        assert error.field == "organization"
 
 
 @settings(FUZZ, max_examples=EXAMPLES // 2)
