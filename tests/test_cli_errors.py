@@ -200,6 +200,21 @@ def flags(seed_id: str) -> list[Flag]:
             BAD_DURATIONS,
         ),
         Flag(("keys", "revoke"), None, "KEY_ID", (SURROGATE,)),
+        Flag(
+            ("keys", "create", "--tenant", "t", "--scope", "read"),
+            "--org",
+            "--org",
+            (*BAD_TENANTS, "t"),
+        ),
+        Flag(("keys", "join", "--org", "acme"), "--tenant", "--tenant", BAD_TENANTS),
+        Flag(("keys", "join", "--tenant", "t"), "--org", "--org", (*BAD_TENANTS, "t")),
+        Flag(("keys", "leave"), "--tenant", "--tenant", BAD_TENANTS),
+        Flag(
+            (*recall, "--include-organization"),
+            "--organization",
+            "--organization",
+            ("", SURROGATE),
+        ),
         *remote_flags(),
     ]
 

@@ -321,6 +321,8 @@ def _path(value: object) -> str:
     path = os.fspath(value)
     if not isinstance(path, str):
         raise wrong_type("a str path")
+    if not path:
+        raise bad_value("must not be empty (the current directory is written as '.')")
     return _encodable(path)
 
 
