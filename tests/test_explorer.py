@@ -318,6 +318,9 @@ def test_revise_and_forget_ask_first(page: Page, site: Site) -> None:
     chain = page.locator("#lineage li").all_inner_texts()
     assert "revision · Globex renews in April" in chain[1]
     revision = page.eval_on_selector("#lineage li:nth-child(2)", "item => item.dataset.id")
+    page.click("#show-graph")
+    page.wait_for_selector("#graph-canvas line.edge.revised_from", state="attached")
+    assert page.inner_text("#graph-summary") == "2 memories, 1 edges"
 
     page.click("#forget")
     page.wait_for_selector("#confirm[open]")
