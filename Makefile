@@ -13,7 +13,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 demo: build
 	$(VENV)/bin/hebbs demo
 
-test: build lint test-rust test-python test-typescript test-explorer
+test: build lint test-rust test-python test-explorer test-typescript
 
 bootstrap:
 	scripts/bootstrap.sh

@@ -189,6 +189,7 @@ def flags(seed_id: str) -> list[Flag]:
         Flag(("list",), "--limit", "--limit", (*BAD_INTS, "0", "1001")),
         Flag(("serve",), "--host", "--host", ("", " ", "a b", SURROGATE), fuzz=False),
         Flag(("serve",), "--port", "--port", (*BAD_INTS, "65536"), fuzz=False),
+        Flag(("ui",), "--port", "--port", (*BAD_INTS, "65536"), fuzz=False),
         Flag(("serve",), "--tls-cert", "--tls-cert", BAD_FILES, fuzz=False),
         Flag(("serve",), "--tls-key", "--tls-key", BAD_FILES, fuzz=False),
         Flag(("keys", "create", "--scope", "read"), "--tenant", "--tenant", BAD_TENANTS),

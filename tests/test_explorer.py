@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -318,6 +319,9 @@ def test_revise_and_forget_ask_first(page: Page, site: Site) -> None:
     chain = page.locator("#lineage li").all_inner_texts()
     assert "revision · Globex renews in April" in chain[1]
     revision = page.eval_on_selector("#lineage li:nth-child(2)", "item => item.dataset.id")
+    page.click("#show-graph")
+    page.wait_for_selector("#graph-canvas line.edge.revised_from", state="attached")
+    assert page.inner_text("#graph-summary") == "2 memories, 1 edges"
 
     page.click("#forget")
     page.wait_for_selector("#confirm[open]")
@@ -349,6 +353,15 @@ def test_the_timeline_is_in_time_order_and_opens_a_memory(page: Page, site: Site
     page.click(f"#timeline-strip .card[data-id='{site.ids[0]}']")
     page.wait_for_selector(f"#memory-fields:has-text('{site.ids[0]}')")
     shoot(page, "07-timeline")
+    # A date range: up to yesterday holds none of them, from today all (UTC days).
+    today = datetime.now(timezone.utc).date()
+    page.fill("#timeline-to", (today - timedelta(days=1)).isoformat())
+    page.click("#timeline-form button")
+    page.wait_for_selector("#timeline-summary:has-text('0 memories of acme')")
+    page.fill("#timeline-to", "")
+    page.fill("#timeline-from", today.isoformat())
+    page.click("#timeline-form button")
+    page.wait_for_selector("#timeline-summary:has-text('4 memories of acme')")
 
 
 def test_hebbs_ui_serves_one_store_without_a_key(browser: Browser, tmp_path: Path) -> None:

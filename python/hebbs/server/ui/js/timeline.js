@@ -1,11 +1,14 @@
 /**
- * An entity's timeline: its memories by creation time (a temporal recall), oldest on the left,
- * in a strip that scrolls sideways, each card dated; a click opens the memory.
+ * An entity's timeline: its memories by creation time (a temporal recall, within the optional
+ * from/to dates, UTC, both days included), oldest on the left, in a strip that scrolls sideways,
+ * each card dated; a click opens the memory.
  */
 import { api } from './api.js';
 import { byId, el, status, time } from './dom.js';
 /** Memories a timeline shows at most. */
 export const TIMELINE_TOP_K = 200;
+/** A day in microseconds. */
+const DAY_US = 86_400 * 1_000_000;
 let open = () => undefined;
 export function setUpTimeline(onOpen) {
     open = onOpen;
@@ -20,11 +23,20 @@ export async function showTimeline(entity) {
         return;
     }
     try {
-        const output = await api.recall({
+        const body = {
             strategies: ['temporal'],
             entity_id: entity,
             top_k: TIMELINE_TOP_K,
-        });
+        };
+        const from = byId('timeline-from').valueAsNumber;
+        const to = byId('timeline-to').valueAsNumber;
+        if (!Number.isNaN(from) || !Number.isNaN(to)) {
+            body['time_range'] = [
+                Number.isNaN(from) ? null : from * 1000,
+                Number.isNaN(to) ? null : to * 1000 + DAY_US - 1,
+            ];
+        }
+        const output = await api.recall(body);
         const memories = output.results
             .map((result) => result.memory)
             .sort((a, b) => a.created_at - b.created_at);
