@@ -215,6 +215,7 @@ def flags(seed_id: str) -> list[Flag]:
             "--organization",
             "--organization",
             ("", SURROGATE),
+            fuzz=False,  # an arbitrary valid path would be a store in the working directory
         ),
         *remote_flags(),
     ]
