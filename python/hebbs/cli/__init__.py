@@ -1,13 +1,14 @@
 """The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``list``, ``revise``,
-``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``demo``, ``serve`` and
-``keys``.
+``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``demo``, ``serve``,
+``keys`` and ``mcp``.
 
 Installed as the ``hebbs`` console script (``hebbs.cli:main``); run ``hebbs --help``. Every
 command takes ``--db PATH`` (default ``$HEBBS_DB``, else ``./hebbs-data``) and ``--json``;
 every data command also takes ``--url URL`` and ``--api-key KEY`` (defaults ``$HEBBS_URL``
 and ``$HEBBS_API_KEY``) to run on a hebbs server instead (see docs/client.md). ``serve`` runs
 the REST server over ``--db`` and ``keys create|list|revoke`` manages its API keys (see
-docs/server.md). Exit codes: 0 success, 1 not found or engine error, 2 bad input, 3 API key
+docs/server.md); ``mcp`` serves the memory tools to an MCP host on stdin/stdout (see
+docs/integrations.md). Exit codes: 0 success, 1 not found or engine error, 2 bad input, 3 API key
 refused, 4 server unreachable, 130 interrupted.
 """
 

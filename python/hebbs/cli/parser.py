@@ -57,6 +57,7 @@ examples:
   {PROG} demo
   {PROG} keys create --db ./data --tenant acme --scope write --expires 30d
   {PROG} serve --db ./data --port {DEFAULT_PORT}
+  {PROG} mcp --db ./memory
 """
 
 
@@ -89,6 +90,7 @@ def build_parser() -> CliParser:
     _add_demo(commands)
     _add_serve(commands)
     _add_keys(commands)
+    _add_mcp(commands)
     return parser
 
 
@@ -558,4 +560,12 @@ def _add_keys(commands: argparse._SubParsersAction[CliParser]) -> None:
     revoke = _subparser(actions, "revoke", "revoke an API key", remote=False)
     revoke.add_argument(
         "key_id", metavar="KEY_ID", type=values.unicode_text, help="the key_id to revoke"
+    )
+
+
+def _add_mcp(commands: argparse._SubParsersAction[CliParser]) -> None:
+    _subparser(
+        commands,
+        "mcp",
+        "serve the memory tools to an MCP host on stdin/stdout (over --db or --url)",
     )

@@ -5,6 +5,7 @@ operation is at once the embedded API's validation, the server's JSON codec and 
 document (``/openapi.json``, ``/docs``). Data layout: ``DATA_DIR/keys.sqlite3`` (the API keys,
 see :mod:`hebbs.server.keys`) and ``DATA_DIR/tenants/<tenant>/`` (one store per tenant, see
 :mod:`hebbs.server.tenants`). Middleware, outermost first: metrics, then the body size limit.
+The MCP streamable-HTTP transport is mounted at ``/mcp`` (:mod:`hebbs.mcp.http`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fastapi import FastAPI
 from hebbs import __version__
 from hebbs.embedder import BatchingEmbedder
 from hebbs.engine import EmbedderLike
+from hebbs.mcp.http import mount as mount_mcp
 from hebbs.server import errors, openapi, routes
 from hebbs.server.auth import AuthConfig, check_route_key
 from hebbs.server.keys import KeyStore
@@ -62,7 +64,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.ready = True
         try:
-            yield
+            async with mcp_manager.run():
+                yield
         finally:
             app.state.ready = False
             tenants.close()
@@ -84,6 +87,7 @@ def create_app(
     app.include_router(routes.router)
     app.include_router(routes.public)
     openapi.install(app)
+    mcp_manager = mount_mcp(app, tenants, auth=auth)
     app.add_middleware(BodyLimit, limit=max_request_bytes)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app

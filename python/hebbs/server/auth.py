@@ -21,7 +21,7 @@ from typing import Final
 from fastapi import Request
 
 from hebbs.server.errors import forbidden, rate_limited, unauthorized
-from hebbs.server.keys import KeyStore
+from hebbs.server.keys import SCOPES, KeyStore
 from hebbs.server.limits import TokenBuckets
 from hebbs.server.tenants import DEFAULT_TENANT
 
@@ -31,10 +31,16 @@ SCHEME: Final = "bearer"
 
 @dataclass(frozen=True)
 class Caller:
-    """The tenant a request acts on, and the key it came with (None without auth)."""
+    """The tenant a request acts on, the key it came with (None without auth) and that key's
+    scope (every scope without auth)."""
 
     tenant: str
     key_id: str | None
+    scope: str = SCOPES[-1]
+
+    def grants(self, scope: str) -> bool:
+        """Whether the caller's scope includes ``scope``."""
+        return SCOPES.index(self.scope) >= SCOPES.index(scope)
 
 
 @dataclass
@@ -68,7 +74,7 @@ def authenticate(request: Request, scope: str) -> Caller:
     wait = config.buckets.take(info.key_id)
     if wait:
         raise rate_limited(wait)
-    return Caller(info.tenant, info.key_id)
+    return Caller(info.tenant, info.key_id, info.scope)
 
 
 class Require:
