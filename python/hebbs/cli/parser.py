@@ -29,7 +29,7 @@ from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
 from hebbs.server.keys import SCOPES
-from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
+from hebbs.server.settings import DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT
 
 #: Name of the program in help and error messages.
 PROG: Final = "hebbs"
@@ -56,7 +56,7 @@ examples:
   {PROG} forget --older-than 90d --importance-below 0.3
   {PROG} demo
   {PROG} keys create --db ./data --tenant acme --scope write --expires 30d
-  {PROG} serve --db ./data --port {DEFAULT_PORT}
+  {PROG} serve --db ./data --port {DEFAULT_PORT} --grpc-port {DEFAULT_GRPC_PORT}
   {PROG} mcp --db ./memory
 """
 
@@ -514,6 +514,12 @@ def _add_serve(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.port,
         default=DEFAULT_PORT,
         help=f"port to listen on, 0 for any free one (default {DEFAULT_PORT})",
+    )
+    sub.add_argument(
+        "--grpc-port",
+        metavar="N",
+        type=values.port,
+        help=f"also serve gRPC (package hebbs.v1) on this port (usually {DEFAULT_GRPC_PORT})",
     )
     sub.add_argument(
         "--no-auth",

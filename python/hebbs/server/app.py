@@ -44,6 +44,8 @@ def create_app(
     max_request_bytes: int = MAX_REQUEST_BYTES,
     rate_per_s: float = RATE_LIMIT_PER_S,
     rate_burst: int = RATE_LIMIT_BURST,
+    grpc_address: str | None = None,
+    grpc_tls: tuple[str, str] | None = None,
 ) -> FastAPI:
     """The server app over ``data_dir``.
 
@@ -53,6 +55,9 @@ def create_app(
     ``embed_batching`` it is wrapped in one :class:`~hebbs.embedder.BatchingEmbedder` shared by
     every tenant, so concurrent requests' texts are embedded together. The limits default
     to the named constants of :mod:`hebbs.server.limits` and :mod:`hebbs.server.tenants`.
+    ``grpc_address`` (``host:port``) also serves the gRPC services (:mod:`hebbs.rpc`) there
+    for the app's lifetime, over the same stores and keys (TLS with ``grpc_tls``, a
+    certificate and key file); ``app.state.grpc_port`` is its port once started.
     """
     root = Path(data_dir)
     root.mkdir(parents=True, exist_ok=True)
@@ -62,12 +67,20 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        grpc_server = None
+        if grpc_address is not None:
+            from hebbs.rpc.server import GrpcServer
+
+            grpc_server = GrpcServer(tenants, app.state.auth, grpc_address, tls=grpc_tls).start()
+            app.state.grpc_port = grpc_server.port
         app.state.ready = True
         try:
             async with mcp_manager.run():
                 yield
         finally:
             app.state.ready = False
+            if grpc_server is not None:
+                grpc_server.stop()
             tenants.close()
             if keys is not None:
                 keys.close()

@@ -53,10 +53,14 @@ class AuthConfig:
 
 def authenticate(request: Request, scope: str) -> Caller:
     """The caller of ``request`` if its key grants ``scope``; raises the 401/403/429."""
-    config: AuthConfig = request.app.state.auth
+    return authenticate_header(request.app.state.auth, request.headers.get("authorization"), scope)
+
+
+def authenticate_header(config: AuthConfig, header: str | None, scope: str) -> Caller:
+    """The caller whose ``Authorization`` value is ``header`` if its key grants ``scope``
+    (what REST, MCP and gRPC all check); raises the 401/403/429."""
     if config.keys is None:
         return Caller(DEFAULT_TENANT, None)
-    header = request.headers.get("authorization")
     if header is None:
         raise unauthorized("an API key is required: Authorization: Bearer <key>")
     scheme, _, key = header.partition(" ")

@@ -1,5 +1,5 @@
 """The server defaults that the command line reads without the ``server`` extra installed:
-the address and port ``hebbs serve`` listens on."""
+the address and ports ``hebbs serve`` listens on."""
 
 from __future__ import annotations
 
@@ -9,3 +9,5 @@ from typing import Final
 DEFAULT_HOST: Final = "127.0.0.1"
 #: The default port of ``hebbs serve`` (the reference product's REST port).
 DEFAULT_PORT: Final = 6381
+#: The port ``hebbs serve --grpc-port`` is usually given (the reference product's gRPC port).
+DEFAULT_GRPC_PORT: Final = 6380
