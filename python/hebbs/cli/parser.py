@@ -58,6 +58,9 @@ examples:
   {PROG} keys create --db ./data --tenant acme --scope write --expires 30d
   {PROG} serve --db ./data --port {DEFAULT_PORT} --grpc-port {DEFAULT_GRPC_PORT}
   {PROG} mcp --db ./memory
+  {PROG} export --db ./memory > dump.jsonl
+  {PROG} import --db ./copy dump.jsonl
+  {PROG} import --db ./memory --from-chroma ./chroma --collection notes
 """
 
 
@@ -91,6 +94,8 @@ def build_parser() -> CliParser:
     _add_serve(commands)
     _add_keys(commands)
     _add_mcp(commands)
+    _add_export(commands)
+    _add_import(commands)
     return parser
 
 
@@ -574,4 +579,44 @@ def _add_mcp(commands: argparse._SubParsersAction[CliParser]) -> None:
         commands,
         "mcp",
         "serve the memory tools to an MCP host on stdin/stdout (over --db or --url)",
+    )
+
+
+def _add_export(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "export", "write the store of --db to stdout as JSON Lines", remote=False
+    )
+    sub.add_argument(
+        "--no-embeddings",
+        action="store_true",
+        help="leave the vectors out (an import embeds the contents again)",
+    )
+
+
+def _add_import(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands,
+        "import",
+        "load an export (validated whole first) or a Chroma collection into --db",
+        remote=False,
+    )
+    sub.add_argument("file", metavar="FILE", nargs="?", help="a file written by hebbs export")
+    sub.add_argument(
+        "--from-chroma", metavar="PATH", help="a Chroma persistent directory to import from"
+    )
+    sub.add_argument("--collection", metavar="NAME", help="the Chroma collection to import")
+    sub.add_argument(
+        "--entity-key",
+        metavar="KEY",
+        help="with --from-chroma: the metadata key whose value becomes the entity_id",
+    )
+    sub.add_argument(
+        "--reembed",
+        action="store_true",
+        help="with --from-chroma: embed the documents with the store's model, not Chroma's vectors",
+    )
+    sub.add_argument(
+        "--chroma-python",
+        metavar="PYTHON",
+        help="with --from-chroma: an interpreter that has chromadb (default: this one)",
     )

@@ -53,8 +53,8 @@ DATABASE_COMMANDS: Final[dict[str, Command]] = {
     "list": commands.list_memories,
     "mcp": integrations.mcp,
 }
-#: The commands whose stdout is a protocol stream: nothing else is printed there.
-PROTOCOL_COMMANDS: Final = frozenset({"mcp"})
+#: The commands whose stdout is a protocol or data stream: nothing else is printed there.
+PROTOCOL_COMMANDS: Final = frozenset({"mcp", "export"})
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
 #: The option that asks for JSON output (also honoured for errors of the command line itself).
@@ -160,6 +160,10 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return server.serve(args, database_path(args))
     if command == "keys":
         return server.keys(args, database_path(args))
+    if command == "export":
+        return integrations.export(args, database_path(args))
+    if command == "import":
+        return integrations.import_(args, database_path(args))
     run = DATABASE_COMMANDS[command](args)
     with opened(locate(args)) as store:
         return run(store)

@@ -20,7 +20,7 @@ from hebbs import __version__
 from hebbs.embedder import BatchingEmbedder
 from hebbs.engine import EmbedderLike
 from hebbs.mcp.http import mount as mount_mcp
-from hebbs.server import errors, openapi, routes
+from hebbs.server import errors, openapi, routes, transfer_routes
 from hebbs.server.auth import AuthConfig, check_route_key
 from hebbs.server.keys import KeyStore
 from hebbs.server.limits import (
@@ -99,8 +99,11 @@ def create_app(
     errors.install(app, check_route_key)
     app.include_router(routes.router)
     app.include_router(routes.public)
+    app.include_router(transfer_routes.router)
     openapi.install(app)
     mcp_manager = mount_mcp(app, tenants, auth=auth)
-    app.add_middleware(BodyLimit, limit=max_request_bytes)
+    app.add_middleware(
+        BodyLimit, limit=max_request_bytes, exempt=frozenset({transfer_routes.IMPORT_PATH})
+    )
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app
