@@ -600,14 +600,26 @@ def _add_import(commands: argparse._SubParsersAction[CliParser]) -> None:
         "load an export (validated whole first) or a Chroma collection into --db",
         remote=False,
     )
-    sub.add_argument("file", metavar="FILE", nargs="?", help="a file written by hebbs export")
     sub.add_argument(
-        "--from-chroma", metavar="PATH", help="a Chroma persistent directory to import from"
+        "file",
+        metavar="FILE",
+        nargs="?",
+        type=values.existing_file,
+        help="a file written by hebbs export",
     )
-    sub.add_argument("--collection", metavar="NAME", help="the Chroma collection to import")
+    sub.add_argument(
+        "--from-chroma",
+        metavar="PATH",
+        type=values.existing_dir,
+        help="a Chroma persistent directory to import from",
+    )
+    sub.add_argument(
+        "--collection", metavar="NAME", type=values.name, help="the Chroma collection to import"
+    )
     sub.add_argument(
         "--entity-key",
         metavar="KEY",
+        type=values.name,
         help="with --from-chroma: the metadata key whose value becomes the entity_id",
     )
     sub.add_argument(
@@ -618,5 +630,6 @@ def _add_import(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument(
         "--chroma-python",
         metavar="PYTHON",
+        type=values.existing_file,
         help="with --from-chroma: an interpreter that has chromadb (default: this one)",
     )

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hebbs.mcp.server import build_server
+from hebbs.mcp.server import StoreSource, build_server
 from hebbs.mcp.tools import Tool
 from hebbs.server.auth import Caller, authenticate
 from hebbs.server.errors import ApiError, error_response, forbidden, unauthorized
@@ -54,7 +54,7 @@ class McpEndpoint:
         await self.manager.handle_request(scope, receive, send)
 
 
-def tenant_source(tenants: TenantStores) -> Any:
+def tenant_source(tenants: TenantStores) -> StoreSource:
     """The :data:`~hebbs.mcp.server.StoreSource` of the server: the caller's tenant store."""
 
     @contextmanager

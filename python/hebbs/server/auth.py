@@ -21,7 +21,7 @@ from typing import Final
 from fastapi import Request
 
 from hebbs.server.errors import forbidden, rate_limited, unauthorized
-from hebbs.server.keys import SCOPES, KeyStore
+from hebbs.server.keys import SCOPES, KeyStore, includes
 from hebbs.server.limits import TokenBuckets
 from hebbs.server.tenants import DEFAULT_TENANT
 
@@ -40,7 +40,7 @@ class Caller:
 
     def grants(self, scope: str) -> bool:
         """Whether the caller's scope includes ``scope``."""
-        return SCOPES.index(self.scope) >= SCOPES.index(scope)
+        return includes(self.scope, scope)
 
 
 @dataclass

@@ -201,14 +201,21 @@ def _write_memories(engine: Hebbs, rows: list[dict[str, Any]]) -> None:
     engine._native.restore_many(rows, matrix)
 
 
+def _objects(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The objects of lines the first pass validated (no model needed again)."""
+    for text in lines:
+        if text.strip():
+            yield json.loads(text)
+
+
 def write(engine: Hebbs, read: Callable[[], Iterable[str]]) -> ImportResult:
     """Writes the lines of a validated export (see :func:`validate`); ``read`` gives them
     afresh for each of the two passes (memories, then edges and tombstones)."""
     rows: list[dict[str, Any]] = []
     memories = 0
-    for _, line in parse_lines(read()):
-        if isinstance(line, MemoryLine):
-            rows.append(line.model_dump(exclude={"type"}, exclude_none=True))
+    for row in _objects(read()):
+        if row.pop("type") == "memory":
+            rows.append(row)
             memories += 1
             if len(rows) >= IMPORT_BATCH:
                 _write_memories(engine, rows)
@@ -216,26 +223,26 @@ def write(engine: Hebbs, read: Callable[[], Iterable[str]]) -> ImportResult:
     if rows:
         _write_memories(engine, rows)
     edges = tombstones = 0
-    source: bytes | None = None
+    source: str | None = None
     held: list[Edge] = []
     buried: list[Tombstone] = []
-    for _, line in parse_lines(read()):
-        if isinstance(line, EdgeLine):
+    for row in _objects(read()):
+        kind = row.pop("type")
+        if kind == "edge":
             edges += 1
-            start = bytes.fromhex(line.source)
-            if start != source and held:
-                engine.add_edges(source, held)  # type: ignore[arg-type]
+            if row["source"] != source and held:
+                engine.add_edges(str(source), held)
                 held = []
-            source = start
-            held.append(Edge(line.target, line.edge_type, line.confidence))
-        elif isinstance(line, TombstoneLine):
+            source = row["source"]
+            held.append(Edge(row["target"], row["edge_type"], row["confidence"]))
+        elif kind == "tombstone":
             tombstones += 1
-            buried.append(Tombstone.from_dict(line.model_dump(exclude={"type"})))
+            buried.append(Tombstone.from_dict(row))
             if len(buried) >= IMPORT_BATCH:
                 engine._native.restore_tombstones(buried)
                 buried = []
-    if held and source is not None:
-        engine.add_edges(source, held)
+    if held:
+        engine.add_edges(str(source), held)
     if buried:
         engine._native.restore_tombstones(buried)
     return ImportResult(memories, edges, tombstones)

@@ -127,7 +127,9 @@ fn tombstones_come_back_but_never_over_a_memory() {
         forgotten_at: 6,
         content_sha256: [7; 32],
     };
-    engine.restore_tombstones(&[tombstone.clone()]).unwrap();
+    engine
+        .restore_tombstones(std::slice::from_ref(&tombstone))
+        .unwrap();
     assert_eq!(
         engine.tombstone(&tombstone.id).unwrap(),
         Some(tombstone.clone())
