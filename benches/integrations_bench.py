@@ -33,12 +33,12 @@ from typing import Any
 import grpc
 import httpx
 import numpy as np
-from rest_bench import TOP_K, Call, Table, free_port, load, sentence, server, timed
 
 import hebbs
 from hebbs.embedder import default_embedder
 from hebbs.rpc import hebbs_pb2 as pb
 from hebbs.server.tenants import DEFAULT_TENANT, TENANTS_DIR
+from rest_bench import TOP_K, Call, Table, free_port, load, sentence, server, timed
 
 SEED = 11
 HEBBS = str(Path(sys.executable).with_name("hebbs"))

@@ -130,5 +130,5 @@ def test_cli_from_chroma(
     argv += ["--collection", "notes", "--chroma-python", str(chroma), "--json"]
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["memories"] == 3
-    assert main(["import", "--db", str(tmp_path / "db"), "--from-chroma", "x"]) == 2
+    assert main(["import", "--db", str(tmp_path / "db"), "--from-chroma", str(tmp_path)]) == 2
     assert "--collection" in capsys.readouterr().err

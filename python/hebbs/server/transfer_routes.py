@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from hebbs.server.auth import Caller
 from hebbs.server.errors import payload_too_large
 from hebbs.server.limits import MAX_IMPORT_BYTES
-from hebbs.server.openapi import KEYED_ERRORS, stream
+from hebbs.server.openapi import KEYED_ERRORS, errors, stream
 from hebbs.server.routes import READ, WRITE
 from hebbs.transfer.export import export_lines
 from hebbs.transfer.importer import import_file
@@ -51,7 +51,7 @@ def export(request: Request, embeddings: bool = True, caller: Caller = READ) -> 
     return StreamingResponse(lines(), media_type=NDJSON)
 
 
-@router.post("/import")
+@router.post("/import", responses=errors(400, 413))
 async def import_(request: Request, caller: Caller = WRITE) -> Response:
     """Loads an export (the request body, JSON Lines) into the caller's store: validated
     whole first, then written. Answers the counts written."""
