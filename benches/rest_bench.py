@@ -106,13 +106,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(data_dir: Path, batching: bool) -> Iterator[str]:
-    """A ``serve`` subprocess over ``data_dir``; yields its URL, stops it on exit."""
+def server(data_dir: Path, batching: bool, grpc_port: int | None = None) -> Iterator[str]:
+    """A ``serve`` subprocess over ``data_dir`` (also serving gRPC on ``grpc_port`` when
+    given); yields its URL, stops it on exit."""
     port = free_port()
     code = (
         "from hebbs.server.serve import serve; "
         f"serve({str(data_dir)!r}, host={HOST!r}, port={port}, auth=False, "
-        f"embed_batching={batching})"
+        f"embed_batching={batching}, grpc_port={grpc_port})"
     )
     process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
     url = f"http://{HOST}:{port}"

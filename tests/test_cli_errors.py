@@ -76,6 +76,7 @@ DATA_COMMANDS = (
     ("chat-context", "s"),
     ("orphans",),
     ("list",),
+    ("mcp",),
 )
 #: Commands whose subcommands take the flags (``keys create --tenant``).
 NESTED_COMMANDS = ("keys",)
@@ -192,6 +193,15 @@ def flags(seed_id: str) -> list[Flag]:
         Flag(("ui",), "--port", "--port", (*BAD_INTS, "65536"), fuzz=False),
         Flag(("serve",), "--tls-cert", "--tls-cert", BAD_FILES, fuzz=False),
         Flag(("serve",), "--tls-key", "--tls-key", BAD_FILES, fuzz=False),
+        Flag(("serve",), "--grpc-port", "--grpc-port", (*BAD_INTS, "65536"), fuzz=False),
+        Flag(("import",), None, "FILE", BAD_FILES),
+        Flag(("import",), "--from-chroma", "--from-chroma", ("", "/nonexistent/dir", SURROGATE)),
+        # A valid value would read Chroma in a subprocess: no fuzz.
+        Flag(("import", "--from-chroma", "."), "--collection", "--collection", BAD_TEXT, False),
+        Flag(("import", "--from-chroma", "."), "--entity-key", "--entity-key", BAD_TEXT, False),
+        Flag(
+            ("import", "--from-chroma", "."), "--chroma-python", "--chroma-python", BAD_FILES, False
+        ),
         Flag(("keys", "create", "--scope", "read"), "--tenant", "--tenant", BAD_TENANTS),
         Flag(("keys", "create", "--tenant", "t"), "--scope", "--scope", ("god", "", SURROGATE)),
         Flag(

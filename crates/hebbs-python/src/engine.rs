@@ -26,10 +26,11 @@ use crate::listing::MemoryPage;
 use crate::recall_types::{
     extract_direction, extract_edge_types, PrimeOutput, RecallStrategyConfig,
 };
+use crate::restore::restore_inputs;
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
 use crate::token_vectors::{extract_items, to_arrays, TokenArrays};
-use crate::types::{extract_id, HealthStatus, Memory, RecallOutput, ScoringWeights};
+use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
 /// names in errors.
@@ -512,6 +513,49 @@ impl NativeEngine {
         Ok(found
             .into_iter()
             .map(|vectors| vectors.map(|vectors| to_arrays(py, vectors)))
+            .collect())
+    }
+
+    /// Stores memories as an export recorded them, with their own ids (see
+    /// `Engine::restore_many`): `items` are wire-shaped dicts (a memory's `to_dict`, without
+    /// `decay_score` and `embedding`), `embeddings` their float32 vectors `[len(items), d]`.
+    fn restore_many(
+        &self,
+        py: Python<'_>,
+        items: &Bound<'_, PyList>,
+        embeddings: PyReadonlyArray2<'_, f32>,
+    ) -> PyResult<()> {
+        let inputs = restore_inputs(items, &embeddings)?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.restore_many(inputs))
+    }
+
+    /// Writes tombstones as an export recorded them (none may be a stored memory's id).
+    fn restore_tombstones(
+        &self,
+        py: Python<'_>,
+        tombstones: Vec<PyRef<'_, Tombstone>>,
+    ) -> PyResult<()> {
+        let items: Vec<_> = tombstones
+            .iter()
+            .map(|tombstone| tombstone.inner.clone())
+            .collect();
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.restore_tombstones(&items))
+    }
+
+    /// The edges each of `ids` holds (pointing at other memories), in one call.
+    fn edges_out(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<Edge>>> {
+        let ids = extract_ids(ids, "ids")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let found = engine_call(py, move || {
+            ids.iter()
+                .map(|id| engine.edges_out(id))
+                .collect::<hebbs_core::Result<Vec<_>>>()
+        })?;
+        Ok(found
+            .into_iter()
+            .map(|edges| edges.into_iter().map(|inner| Edge { inner }).collect())
             .collect())
     }
 

@@ -9,6 +9,7 @@ mod json;
 mod lifecycle;
 mod listing;
 mod recall_types;
+mod restore;
 mod slot;
 mod subscription;
 mod token_vectors;

@@ -116,7 +116,7 @@ impl ForgetResult {
 /// The audit record of a forgotten memory: never its content, a SHA-256 of it.
 #[pyclass(frozen, module = "hebbs")]
 pub struct Tombstone {
-    inner: memory::Tombstone,
+    pub(crate) inner: memory::Tombstone,
 }
 
 impl From<memory::Tombstone> for Tombstone {

@@ -29,7 +29,7 @@ from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
 from hebbs.server.keys import SCOPES
-from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_UI_PORT
+from hebbs.server.settings import DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_UI_PORT
 
 #: Name of the program in help and error messages.
 PROG: Final = "hebbs"
@@ -56,7 +56,11 @@ examples:
   {PROG} forget --older-than 90d --importance-below 0.3
   {PROG} demo
   {PROG} keys create --db ./data --tenant acme --scope write --expires 30d
-  {PROG} serve --db ./data --port {DEFAULT_PORT}
+  {PROG} serve --db ./data --port {DEFAULT_PORT} --grpc-port {DEFAULT_GRPC_PORT}
+  {PROG} mcp --db ./memory
+  {PROG} export --db ./memory > dump.jsonl
+  {PROG} import --db ./copy dump.jsonl
+  {PROG} import --db ./memory --from-chroma ./chroma --collection notes
 """
 
 
@@ -90,6 +94,9 @@ def build_parser() -> CliParser:
     _add_serve(commands)
     _add_ui(commands)
     _add_keys(commands)
+    _add_mcp(commands)
+    _add_export(commands)
+    _add_import(commands)
     return parser
 
 
@@ -525,6 +532,12 @@ def _add_serve(commands: argparse._SubParsersAction[CliParser]) -> None:
         help=f"port to listen on, 0 for any free one (default {DEFAULT_PORT})",
     )
     sub.add_argument(
+        "--grpc-port",
+        metavar="N",
+        type=values.port,
+        help=f"also serve gRPC (package hebbs.v1) on this port (usually {DEFAULT_GRPC_PORT})",
+    )
+    sub.add_argument(
         "--no-auth",
         action="store_true",
         help="serve the one tenant 'default' without API keys (loopback hosts only)",
@@ -601,4 +614,65 @@ def _add_keys(commands: argparse._SubParsersAction[CliParser]) -> None:
     revoke = _subparser(actions, "revoke", "revoke an API key", remote=False)
     revoke.add_argument(
         "key_id", metavar="KEY_ID", type=values.unicode_text, help="the key_id to revoke"
+    )
+
+
+def _add_mcp(commands: argparse._SubParsersAction[CliParser]) -> None:
+    _subparser(
+        commands,
+        "mcp",
+        "serve the memory tools to an MCP host on stdin/stdout (over --db or --url)",
+    )
+
+
+def _add_export(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "export", "write the store of --db to stdout as JSON Lines", remote=False
+    )
+    sub.add_argument(
+        "--no-embeddings",
+        action="store_true",
+        help="leave the vectors out (an import embeds the contents again)",
+    )
+
+
+def _add_import(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands,
+        "import",
+        "load an export (validated whole first) or a Chroma collection into --db",
+        remote=False,
+    )
+    sub.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="?",
+        type=values.existing_file,
+        help="a file written by hebbs export",
+    )
+    sub.add_argument(
+        "--from-chroma",
+        metavar="PATH",
+        type=values.existing_dir,
+        help="a Chroma persistent directory to import from",
+    )
+    sub.add_argument(
+        "--collection", metavar="NAME", type=values.name, help="the Chroma collection to import"
+    )
+    sub.add_argument(
+        "--entity-key",
+        metavar="KEY",
+        type=values.name,
+        help="with --from-chroma: the metadata key whose value becomes the entity_id",
+    )
+    sub.add_argument(
+        "--reembed",
+        action="store_true",
+        help="with --from-chroma: embed the documents with the store's model, not Chroma's vectors",
+    )
+    sub.add_argument(
+        "--chroma-python",
+        metavar="PYTHON",
+        type=values.existing_file,
+        help="with --from-chroma: an interpreter that has chromadb (default: this one)",
     )

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands, lifecycle, server
+from hebbs.cli import commands, integrations, lifecycle, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
@@ -51,7 +51,10 @@ DATABASE_COMMANDS: Final[dict[str, Command]] = {
     "chat-context": commands.chat_context,
     "orphans": commands.orphans,
     "list": commands.list_memories,
+    "mcp": integrations.mcp,
 }
+#: The commands whose stdout is a protocol or data stream: nothing else is printed there.
+PROTOCOL_COMMANDS: Final = frozenset({"mcp", "export"})
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
 #: The option that asks for JSON output (also honoured for errors of the command line itself).
@@ -142,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(DEBUG_ENV) and not isinstance(error, (UsageError, HebbsError)):
             raise
         return _report(prog, _classify(error, args.command), args.json)
-    print(dumps(output.payload) if args.json else output.text)
+    if args.command not in PROTOCOL_COMMANDS:
+        print(dumps(output.payload) if args.json else output.text)
     return EXIT_OK
 
 
@@ -160,6 +164,10 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return server.ui(args, database_path(args))
     if command == "keys":
         return server.keys(args, database_path(args))
+    if command == "export":
+        return integrations.export(args, database_path(args))
+    if command == "import":
+        return integrations.import_(args, database_path(args))
     run = DATABASE_COMMANDS[command](args)
     with opened(locate(args)) as store:
         return run(store)

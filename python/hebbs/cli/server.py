@@ -45,6 +45,7 @@ def serve(args: argparse.Namespace, data_dir: str) -> CommandOutput:
         auth=not args.no_auth,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        grpc_port=args.grpc_port,
     )
     return CommandOutput({"stopped": True}, STOPPED)
 

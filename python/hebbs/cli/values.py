@@ -404,6 +404,22 @@ def existing_file(text: str) -> str:
     return checked
 
 
+def existing_dir(text: str) -> str:
+    """The path of a directory that exists."""
+    checked = unicode_text(text)
+    if not checked or not os.path.isdir(checked):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a directory")
+    return checked
+
+
+def name(text: str) -> str:
+    """A non-blank name (a collection, a metadata key)."""
+    checked = unicode_text(text)
+    if not checked.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return checked
+
+
 def url(text: str) -> str:
     """The base URL of a hebbs server: ``http://`` or ``https://`` with a host, no spaces."""
     checked = unicode_text(text)

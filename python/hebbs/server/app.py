@@ -5,6 +5,7 @@ operation is at once the embedded API's validation, the server's JSON codec and 
 document (``/openapi.json``, ``/docs``). Data layout: ``DATA_DIR/keys.sqlite3`` (the API keys,
 see :mod:`hebbs.server.keys`) and ``DATA_DIR/tenants/<tenant>/`` (one store per tenant, see
 :mod:`hebbs.server.tenants`). Middleware, outermost first: metrics, then the body size limit.
+The MCP streamable-HTTP transport is mounted at ``/mcp`` (:mod:`hebbs.mcp.http`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from fastapi import FastAPI
 from hebbs import __version__
 from hebbs.embedder import BatchingEmbedder
 from hebbs.engine import EmbedderLike
-from hebbs.server import errors, explorer, openapi, routes
+from hebbs.mcp.http import mount as mount_mcp
+from hebbs.server import errors, explorer, openapi, routes, transfer_routes
 from hebbs.server.auth import AuthConfig, check_route_key
 from hebbs.server.keys import KeyStore
 from hebbs.server.limits import (
@@ -43,6 +45,8 @@ def create_app(
     rate_per_s: float = RATE_LIMIT_PER_S,
     rate_burst: int = RATE_LIMIT_BURST,
     store: str | Path | None = None,
+    grpc_address: str | None = None,
+    grpc_tls: tuple[str, str] | None = None,
 ) -> FastAPI:
     """The server app over ``data_dir``.
 
@@ -54,6 +58,9 @@ def create_app(
     to the named constants of :mod:`hebbs.server.limits` and :mod:`hebbs.server.tenants`.
     ``store`` serves the one store at that path as the tenant ``default`` (``hebbs ui``; only
     without ``auth``). The memory explorer is at ``/ui`` (:mod:`hebbs.server.explorer`).
+    ``grpc_address`` (``host:port``) also serves the gRPC services (:mod:`hebbs.rpc`) there
+    for the app's lifetime, over the same stores and keys (TLS with ``grpc_tls``, a
+    certificate and key file); ``app.state.grpc_port`` is its port once started.
     """
     if store is not None and auth:
         raise ValueError("a single store is served only without auth")
@@ -65,11 +72,20 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        grpc_server = None
+        if grpc_address is not None:
+            from hebbs.rpc.server import GrpcServer
+
+            grpc_server = GrpcServer(tenants, app.state.auth, grpc_address, tls=grpc_tls).start()
+            app.state.grpc_port = grpc_server.port
         app.state.ready = True
         try:
-            yield
+            async with mcp_manager.run():
+                yield
         finally:
             app.state.ready = False
+            if grpc_server is not None:
+                grpc_server.stop()
             tenants.close()
             if keys is not None:
                 keys.close()
@@ -88,8 +104,12 @@ def create_app(
     errors.install(app, check_route_key)
     app.include_router(routes.router)
     app.include_router(routes.public)
+    app.include_router(transfer_routes.router)
     openapi.install(app)
     explorer.install(app)
-    app.add_middleware(BodyLimit, limit=max_request_bytes)
+    mcp_manager = mount_mcp(app, tenants, auth=auth)
+    app.add_middleware(
+        BodyLimit, limit=max_request_bytes, exempt=frozenset({transfer_routes.IMPORT_PATH})
+    )
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     return app

@@ -21,7 +21,7 @@ from typing import Final
 from fastapi import Request
 
 from hebbs.server.errors import forbidden, rate_limited, unauthorized
-from hebbs.server.keys import KeyStore
+from hebbs.server.keys import SCOPES, KeyStore, includes
 from hebbs.server.limits import TokenBuckets
 from hebbs.server.tenants import DEFAULT_TENANT
 
@@ -31,12 +31,18 @@ SCHEME: Final = "bearer"
 
 @dataclass(frozen=True)
 class Caller:
-    """The tenant a request acts on, the key it came with (None without auth) and the
-    organization whose memory it may read (None: a member of none)."""
+    """The tenant a request acts on, the key it came with (None without auth), that key's
+    scope (every scope without auth) and the organization whose memory it may read (None: a
+    member of none)."""
 
     tenant: str
     key_id: str | None
+    scope: str = SCOPES[-1]
     organization: str | None = None
+
+    def grants(self, scope: str) -> bool:
+        """Whether the caller's scope includes ``scope``."""
+        return includes(self.scope, scope)
 
 
 @dataclass
@@ -49,10 +55,14 @@ class AuthConfig:
 
 def authenticate(request: Request, scope: str) -> Caller:
     """The caller of ``request`` if its key grants ``scope``; raises the 401/403/429."""
-    config: AuthConfig = request.app.state.auth
+    return authenticate_header(request.app.state.auth, request.headers.get("authorization"), scope)
+
+
+def authenticate_header(config: AuthConfig, header: str | None, scope: str) -> Caller:
+    """The caller whose ``Authorization`` value is ``header`` if its key grants ``scope``
+    (what REST, MCP and gRPC all check); raises the 401/403/429."""
     if config.keys is None:
         return Caller(DEFAULT_TENANT, None)
-    header = request.headers.get("authorization")
     if header is None:
         raise unauthorized("an API key is required: Authorization: Bearer <key>")
     scheme, _, key = header.partition(" ")
@@ -70,7 +80,7 @@ def authenticate(request: Request, scope: str) -> Caller:
     wait = config.buckets.take(info.key_id)
     if wait:
         raise rate_limited(wait)
-    return Caller(info.tenant, info.key_id, info.organization)
+    return Caller(info.tenant, info.key_id, info.scope, info.organization)
 
 
 class Require:

@@ -78,7 +78,13 @@ class KeyInfo:
 
     def grants(self, scope: str) -> bool:
         """Whether this key's scope includes ``scope``."""
-        return SCOPES.index(self.scope) >= SCOPES.index(scope)
+        return includes(self.scope, scope)
+
+
+def includes(held: str, needed: str) -> bool:
+    """Whether scope ``held`` includes scope ``needed`` (each of :data:`SCOPES` includes the
+    ones before it)."""
+    return SCOPES.index(held) >= SCOPES.index(needed)
 
 
 def digest(key: str) -> str:

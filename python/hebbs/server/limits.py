@@ -15,6 +15,8 @@ from hebbs.server.errors import error_body, payload_too_large
 
 #: The largest request body accepted, in bytes (8 MiB).
 MAX_REQUEST_BYTES: Final = 8 * 1024 * 1024
+#: The largest import body (``POST /v1/import``, spooled to disk, not held in memory): 4 GiB.
+MAX_IMPORT_BYTES: Final = 4 * 1024 * 1024 * 1024
 #: Bytes of a refused body still read (and dropped) before the 413 is sent, so the client,
 #: still sending, gets the answer instead of a reset connection; past it the connection closes.
 MAX_DRAIN_BYTES: Final = 8 * MAX_REQUEST_BYTES
@@ -58,14 +60,21 @@ class TokenBuckets:
 
 class BodyLimit:
     """ASGI middleware: reads the request body (at most ``limit`` bytes) before the app does,
-    and answers 413 to a larger one, whether its ``Content-Length`` says so or not."""
+    and answers 413 to a larger one, whether its ``Content-Length`` says so or not. Paths in
+    ``exempt`` stream their body to a handler that limits it itself."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_REQUEST_BYTES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit: int = MAX_REQUEST_BYTES,
+        exempt: frozenset[str] = frozenset(),
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] in self.exempt:
             await self.app(scope, receive, send)
             return
         declared = _content_length(scope)

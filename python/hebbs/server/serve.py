@@ -51,12 +51,17 @@ def config(
     embedder: EmbedderLike = None,
     tls_cert: str | None = None,
     tls_key: str | None = None,
+    grpc_port: int | None = None,
     **app_options: Any,
 ) -> uvicorn.Config:
-    """The uvicorn config of the app over ``data_dir``."""
+    """The uvicorn config of the app over ``data_dir``; with ``grpc_port`` the app also
+    serves gRPC on ``host:grpc_port`` (with the same TLS files)."""
     check_no_auth(host, auth)
     if (tls_cert is None) != (tls_key is None):
         raise ValueError("give both --tls-cert and --tls-key, or neither")
+    if grpc_port is not None:
+        app_options["grpc_address"] = f"{host}:{grpc_port}"
+        app_options["grpc_tls"] = None if tls_cert is None else (tls_cert, tls_key)
     app = create_app(data_dir, auth=auth, embedder=embedder, **app_options)
     return uvicorn.Config(
         app,

@@ -1,5 +1,5 @@
 """The server defaults that the command line reads without the ``server`` extra installed:
-the address and port ``hebbs serve`` listens on."""
+the address and ports ``hebbs serve`` listens on."""
 
 from __future__ import annotations
 
@@ -11,3 +11,5 @@ DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 6381
 #: The port ``hebbs ui`` listens on: 0 takes any free one.
 DEFAULT_UI_PORT: Final = 0
+#: The port ``hebbs serve --grpc-port`` is usually given (the reference product's gRPC port).
+DEFAULT_GRPC_PORT: Final = 6380

@@ -17,6 +17,7 @@ pub(crate) mod input;
 mod list;
 mod rebuild;
 mod recovery;
+mod restore;
 mod revise;
 mod shared;
 mod token_vectors;
@@ -40,6 +41,7 @@ pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
 pub use list::{ListRequest, MemoryPage, DEFAULT_LIST_PAGE, LIST_SCAN_MAX, MAX_LIST_PAGE};
 pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
+pub use restore::RestoreInput;
 pub use revise::RevisionInput;
 
 use access_flush::AccessFlusher;
@@ -299,6 +301,28 @@ impl Engine {
         writer.dimension_stored = true;
         writer.memory_count += count;
         writer.next_seq += count;
+        self.index_committed(&writer, &index, &prepared)?;
+        self.subscriptions.publish(
+            prepared
+                .iter()
+                .map(|(id, record, vector)| (id, record, vector.as_slice())),
+            now,
+        );
+        self.checkpoint_if_due(&mut writer, &index)?;
+        drop(writer);
+        Ok(prepared
+            .into_iter()
+            .map(|(id, record, _)| Memory::assemble(id, record, 0, 0, None, now))
+            .collect())
+    }
+
+    /// Adds memories just committed to the text and vector indexes.
+    fn index_committed(
+        &self,
+        writer: &WriterState,
+        index: &Arc<VectorIndex>,
+        prepared: &[(MemoryId, StoredMemory, Vec<f32>)],
+    ) -> Result<()> {
         self.text.add(
             prepared
                 .iter()
@@ -306,7 +330,7 @@ impl Engine {
             writer.next_seq,
         )?;
         if prepared.len() <= DEFERRED_INSERT_MAX_BATCH {
-            for (id, record, vector) in &prepared {
+            for (id, record, vector) in prepared {
                 index.insert_deferred(*id, record.entity_id.as_deref(), vector.clone());
             }
         } else {
@@ -316,12 +340,11 @@ impl Engine {
                 .collect();
             index.insert_many(&items);
         }
-        self.subscriptions.publish(
-            prepared
-                .iter()
-                .map(|(id, record, vector)| (id, record, vector.as_slice())),
-            now,
-        );
+        Ok(())
+    }
+
+    /// Checkpoints the indexes when enough writes arrived since the last checkpoint.
+    fn checkpoint_if_due(&self, writer: &mut WriterState, index: &VectorIndex) -> Result<()> {
         if writer.next_seq - writer.checkpointed_seq >= self.config.checkpoint_interval {
             self.text.commit()?;
             index.checkpoint(&self.dir.join(INDEX_DIR), writer.next_seq)?;
@@ -329,11 +352,7 @@ impl Engine {
                 .truncate_changelog_below(writer.truncatable_below())?;
             writer.checkpointed_seq = writer.next_seq;
         }
-        drop(writer);
-        Ok(prepared
-            .into_iter()
-            .map(|(id, record, _)| Memory::assemble(id, record, 0, 0, None, now))
-            .collect())
+        Ok(())
     }
 
     /// The index for vectors of `dimension`, creating it with the first vector.

@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use rocksdb::WriteBatch;
 
+use super::access::AccessStats;
 use super::changelog::{ChangeOp, ChangelogEntry};
 use super::column_families::{
-    CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, TOMBSTONES, VECTORS,
+    ACCESS, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, SESSIONS, TEMPORAL, TOMBSTONES, VECTORS,
 };
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
 use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
@@ -74,6 +75,27 @@ impl<'a> StoreBatch<'a> {
         };
         self.batch
             .put_cf(store.cf(CHANGELOG), ChangelogEntry::key(seq), entry.value());
+    }
+
+    /// Adds a memory as an export recorded it: like [`StoreBatch::put_memory`] (no edges), plus
+    /// its access statistics. Caches learn it on first read, so they never hold it with the
+    /// statistics of a new memory.
+    pub fn put_restored(
+        &mut self,
+        id: &MemoryId,
+        record: &StoredMemory,
+        vector: &[f32],
+        access: AccessStats,
+        seq: u64,
+    ) {
+        self.put_memory(id, record, vector, &[], seq);
+        if let Some((created, _, _)) = self.created.pop() {
+            self.rewritten.push(created);
+        }
+        if access != AccessStats::default() {
+            self.batch
+                .put_cf(self.store.cf(ACCESS), id.as_bytes(), access.encode());
+        }
     }
 
     /// Records that conversation `session` touched `id` at `at_us`.

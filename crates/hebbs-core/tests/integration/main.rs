@@ -16,6 +16,7 @@ mod listing;
 mod partial_success;
 mod recall_request_fuzz;
 mod recall_strategies;
+mod restore;
 mod subscribe;
 mod token_vectors;
 mod watchdog;

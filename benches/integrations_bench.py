@@ -1,0 +1,171 @@
+"""gRPC beside REST and embedded, and export/import throughput, in one run.
+
+Loads ``--n`` memories (384-d random unit vectors, as ``rest_bench.py`` does, whose helpers this
+shares) into the store of the tenant ``default``, then:
+
+1. times recall and remember embedded (``Hebbs``, the bundled model embedding the text), over
+   REST and over gRPC (``hebbs serve --grpc-port``, ``--no-auth``, a subprocess on 127.0.0.1),
+   with 1 and ``--clients`` concurrent clients. The gRPC protocol carries text only (the
+   reference protocol has no vector fields), so every mode embeds server-side here: the cue of
+   a recall and the content of a remember. REST and gRPC clients are threads, each with its own
+   ``httpx.Client`` or grpcio channel (our ``hebbs_pb2`` messages, no generated stubs);
+2. exports the store (``hebbs export`` in a subprocess, with embeddings) and imports the file
+   into an empty store (``hebbs import``, a subprocess), reporting memories per second, the file
+   size and each process's peak resident memory (from ``wait4``), which shows whether the
+   memories were held at once.
+
+Prints a table with p50 / p99 per request and the throughput of all clients, and the ratios of
+gRPC and REST p50 over embedded. ``python benches/integrations_bench.py --n 10000`` for a quick
+run; CI never runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+import httpx
+import numpy as np
+
+import hebbs
+from hebbs.embedder import default_embedder
+from hebbs.rpc import hebbs_pb2 as pb
+from hebbs.server.tenants import DEFAULT_TENANT, TENANTS_DIR
+from rest_bench import TOP_K, Call, Table, free_port, load, sentence, server, timed
+
+SEED = 11
+HEBBS = str(Path(sys.executable).with_name("hebbs"))
+
+
+def grpc_calls(channels: list[grpc.Channel]) -> dict[str, Call]:
+    def method(channel: grpc.Channel, name: str, request: Any, response: Any) -> Any:
+        return channel.unary_unary(
+            f"/hebbs.v1.MemoryService/{name}",
+            request_serializer=request.SerializeToString,
+            response_deserializer=response.FromString,
+        )
+
+    recalls = [method(c, "Recall", pb.RecallRequest, pb.RecallResponse) for c in channels]
+    remembers = [method(c, "Remember", pb.RememberRequest, pb.RememberResponse) for c in channels]
+    return {
+        "recall, server embeds": lambda c, i: recalls[c](
+            pb.RecallRequest(cue=sentence(i + 1), top_k=TOP_K), timeout=60
+        ),
+        "remember, server embeds": lambda c, i: remembers[c](
+            pb.RememberRequest(content=f"grpc {sentence(i)}"), timeout=60
+        ),
+    }
+
+
+def rest_calls(sessions: list[httpx.Client]) -> dict[str, Call]:
+    def post(c: int, path: str, body: dict[str, Any], status: int) -> None:
+        answer = sessions[c].post(path, json=body)
+        if answer.status_code != status:
+            raise RuntimeError(f"{path}: {answer.status_code} {answer.text}")
+
+    return {
+        "recall, server embeds": lambda c, i: post(
+            c, "/v1/memories/recall", {"cue": sentence(i + 1), "top_k": TOP_K}, 200
+        ),
+        "remember, server embeds": lambda c, i: post(
+            c, "/v1/memories", {"content": f"rest {sentence(i)}"}, 201
+        ),
+    }
+
+
+def wait_for_grpc(port: int) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        grpc.channel_ready_future(channel).result(timeout=60)
+
+
+def measured(command: list[str], stdout: Any = None) -> tuple[float, float]:
+    """Seconds and peak resident MiB of ``command`` run to completion."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=stdout)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{command[1]} failed with {process.returncode}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=100_000, help="memories in the store")
+    parser.add_argument("--runs", type=int, default=200, help="calls per client and case")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
+    args = parser.parse_args()
+    rng = np.random.default_rng(SEED)
+    table = Table()
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = Path(tmp)
+        store = data_dir / TENANTS_DIR / DEFAULT_TENANT
+        store.parent.mkdir(parents=True)
+        started = time.perf_counter()
+        load(store, args.n, rng)
+        print(f"n={args.n}: loaded and optimized in {time.perf_counter() - started:.1f} s")
+
+        dump = data_dir / "dump.jsonl"
+        with open(dump, "wb") as out:
+            export_s, export_mib = measured([HEBBS, "export", "--db", str(store)], stdout=out)
+        copy = data_dir / "copy"
+        import_s, import_mib = measured(
+            [HEBBS, "import", "--db", str(copy), str(dump)], stdout=subprocess.DEVNULL
+        )
+
+        print(f"{args.runs} calls per client and case, latency per request in ms")
+        print("| mode | operation | clients | p50 ms | p99 ms | req/s |")
+        print("|---|---|---:|---:|---:|---:|")
+        with hebbs.Hebbs.open(store, embedder=default_embedder()) as mem:
+            embedded: dict[str, Call] = {
+                "recall, server embeds": lambda _, i: mem.recall(cue=sentence(i + 1), top_k=TOP_K),
+                "remember, server embeds": lambda _, i: mem.remember(f"embedded {sentence(i)}"),
+            }
+            for name, call in embedded.items():
+                timed(call, 1, min(50, args.runs))
+                table.add("embedded", name, 1, *timed(call, 1, args.runs))
+        grpc_port = free_port()
+        with server(data_dir, True, grpc_port) as url:
+            wait_for_grpc(grpc_port)
+            for clients in (1, args.clients):
+                sessions = [httpx.Client(base_url=url, timeout=60) for _ in range(clients)]
+                channels = [grpc.insecure_channel(f"127.0.0.1:{grpc_port}") for _ in range(clients)]
+                for mode, calls in (("REST", rest_calls(sessions)), ("gRPC", grpc_calls(channels))):
+                    for name, call in calls.items():
+                        timed(call, clients, min(20, args.runs))
+                        table.add(mode, name, clients, *timed(call, clients, args.runs))
+                for session in sessions:
+                    session.close()
+                for channel in channels:
+                    channel.close()
+
+    print()
+    for name in ("recall, server embeds", "remember, server embeds"):
+        base = table.p50["embedded", name, 1]
+        for mode in ("REST", "gRPC"):
+            p50 = table.p50[mode, name, 1]
+            print(f"{name}, 1 client: {mode} p50 {p50:.2f} ms = embedded {p50 - base:+.2f} ms")
+        ratio = table.rate["gRPC", name, args.clients] / table.rate["REST", name, args.clients]
+        print(f"{name}, {args.clients} clients: gRPC / REST throughput {ratio:.2f}x")
+    size = dump.stat().st_size if dump.exists() else 0
+    print(
+        f"\nexport of {args.n} memories (with embeddings): {export_s:.1f} s, "
+        f"{args.n / export_s:,.0f} memories/s, peak RSS {export_mib:.0f} MiB"
+    )
+    print(
+        f"import of the same file into an empty store: {import_s:.1f} s, "
+        f"{args.n / import_s:,.0f} memories/s, peak RSS {import_mib:.0f} MiB"
+    )
+    del size
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""The MCP streamable-HTTP transport inside ``hebbs serve``, at :data:`MCP_PATH`.
+
+Every HTTP request to it is authenticated like a REST call (``Authorization: Bearer <key>``,
+a ``read`` key at least; 401/403/429 as JSON before MCP sees it), and each tool call runs on the
+store of the tenant of the key that sent *that* request, after checking the key's scope covers
+the tool (``write`` for remember, revise and forget): a session id never carries a tenant, so no
+key reaches another tenant's store through one. The transport is stateless (no MCP session
+kept between requests) and answers JSON. Without auth (loopback only) the SDK's DNS-rebinding
+protection is on, so a web page cannot reach the key-less store through a rebound name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
+
+from fastapi import FastAPI
+from mcp.server import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from hebbs.mcp.server import StoreSource, build_server
+from hebbs.mcp.tools import Tool
+from hebbs.server.auth import Caller, authenticate
+from hebbs.server.errors import ApiError, error_response, forbidden, unauthorized
+from hebbs.server.tenants import TenantStores
+
+#: Where ``hebbs serve`` mounts the transport.
+MCP_PATH: Final = "/mcp"
+#: The scope a key needs to reach the transport at all.
+CONNECT_SCOPE: Final = "read"
+#: Host and Origin headers a key-less (loopback) server accepts.
+LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGINS: Final = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+
+
+class McpEndpoint:
+    """The ASGI endpoint: authenticates, then hands the request to the SDK's manager."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+        self.manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        try:
+            request.state.caller = authenticate(request, CONNECT_SCOPE)
+        except ApiError as error:
+            await error_response(error)(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
+
+
+def tenant_source(tenants: TenantStores) -> StoreSource:
+    """The :data:`~hebbs.mcp.server.StoreSource` of the server: the caller's tenant store."""
+
+    @contextmanager
+    def source(ctx: ServerRequestContext[Any, Any], tool: Tool) -> Iterator[Any]:
+        caller: Caller | None = getattr(getattr(ctx.request, "state", None), "caller", None)
+        if caller is None:
+            raise unauthorized("an API key is required: Authorization: Bearer <key>")
+        if not caller.grants(tool.scope):
+            raise forbidden(
+                f"this API key's scope is {caller.scope}; {tool.name} needs {tool.scope}"
+            )
+        with tenants.lease(caller.tenant) as engine:
+            yield engine
+
+    return source
+
+
+def mount(app: FastAPI, tenants: TenantStores, *, auth: bool) -> StreamableHTTPSessionManager:
+    """Adds the transport to ``app`` at :data:`MCP_PATH`; the returned manager's ``run()``
+    must be entered for the app's lifetime (its lifespan does)."""
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=not auth,
+        allowed_hosts=list(LOOPBACK_HOSTS),
+        allowed_origins=list(LOOPBACK_ORIGINS),
+    )
+    manager = StreamableHTTPSessionManager(
+        app=build_server(tenant_source(tenants)),
+        json_response=True,
+        stateless=True,
+        security_settings=security,
+    )
+    app.router.routes.append(Route(MCP_PATH, McpEndpoint(manager), include_in_schema=False))
+    return manager

@@ -1,0 +1,108 @@
+"""``export_lines``: a store as the lines of :mod:`hebbs.transfer.format`, produced page by page
+(:data:`EXPORT_PAGE` memories at a time: a million memories never sit in memory at once).
+
+Listing is not recall, so an export changes no access count and two exports of an unchanged
+store are the same lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from hebbs._native import MAX_LIST_PAGE, Memory, Tombstone
+from hebbs.embedder import BatchingEmbedder
+from hebbs.embedder.constants import BUNDLED_MODEL_ID
+from hebbs.engine import Hebbs
+from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, dumps
+
+#: Memories read (and edges looked up) per page.
+EXPORT_PAGE: Final = min(1000, MAX_LIST_PAGE)
+
+
+def model_name(engine: Hebbs) -> str:
+    """The name of the model that embeds ``engine``'s texts: the bundled model's id, else the
+    embedder's ``model_id`` or class name."""
+    embedder: Any = engine._embedder_arg
+    if isinstance(embedder, BatchingEmbedder):
+        embedder = embedder._inner_arg
+    if embedder is None:
+        return BUNDLED_MODEL_ID
+    name = getattr(embedder, "model_id", None) or getattr(embedder, "__name__", None)
+    return str(name or type(embedder).__name__)
+
+
+def memory_line(memory: Memory, embeddings: bool) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "type": "memory",
+        "id": memory.id_hex,
+        "content": memory.content,
+        "importance": memory.importance,
+        "context": memory.context,
+        "entity_id": memory.entity_id,
+        "created_at": memory.created_at,
+        "updated_at": memory.updated_at,
+        "last_accessed_at": memory.last_accessed_at,
+        "access_count": memory.access_count,
+        "kind": memory.kind.value,
+        "superseded": memory.superseded,
+    }
+    if embeddings and memory.embedding is not None:
+        line["embedding"] = memory.embedding.tolist()
+    return line
+
+
+def tombstone_line(tombstone: Tombstone) -> dict[str, Any]:
+    return {"type": "tombstone", **tombstone.to_dict()}
+
+
+def export_lines(engine: Hebbs, *, embeddings: bool = True) -> Iterator[str]:
+    """Every line of ``engine``'s export, without newlines. ``embeddings`` False leaves the
+    vectors out (an import then embeds the contents again, with its own model)."""
+    native = engine._native
+    yield dumps(
+        {
+            "type": "header",
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "dimension": native.dimension(),
+            "model": model_name(engine),
+            "embeddings": embeddings,
+        }
+    )
+    counts = {"memories": 0, "edges": 0, "tombstones": 0}
+    cursor = None
+    while True:
+        page = engine.list_memories(cursor=cursor, limit=EXPORT_PAGE, include_superseded=True)
+        ids = [memory.id for memory in page.memories]
+        if ids:
+            memories = engine.get_many(ids, include_embedding=embeddings)
+            for memory in memories:
+                if memory is not None:
+                    counts["memories"] += 1
+                    yield dumps(memory_line(memory, embeddings))
+            for source, edges in zip(ids, native.edges_out(ids)):
+                for edge in edges:
+                    counts["edges"] += 1
+                    yield dumps(
+                        {
+                            "type": "edge",
+                            "source": source.hex(),
+                            "target": edge.target.hex(),
+                            "edge_type": edge.edge_type.value,
+                            "confidence": edge.confidence,
+                        }
+                    )
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    after = None
+    while True:
+        found = engine.tombstones(after=after, limit=EXPORT_PAGE)
+        for tombstone in found:
+            counts["tombstones"] += 1
+            yield dumps(tombstone_line(tombstone))
+        if len(found) < EXPORT_PAGE:
+            break
+        after = found[-1].id
+    yield dumps({"type": "end", **counts})
