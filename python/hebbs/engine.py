@@ -47,17 +47,22 @@ from hebbs.api import (
     DEFAULT_STRATEGIES,
     AddEdgesRequest,
     ChatContextRequest,
+    CommitInsight,
     ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
     GetRequest,
     IdRequest,
     IdsRequest,
+    InsightsRequest,
     ListMemoriesRequest,
     ListRequest,
     OpenRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseRequest,
@@ -68,6 +73,18 @@ from hebbs.api import (
 )
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
+from hebbs.llm import LLMProvider, provider_from_env
+from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
+from hebbs.reflect import agent as reflect_agent
+from hebbs.reflect import insights as reflect_insights
+from hebbs.reflect import pipeline as reflect_pipeline
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
+from hebbs.reflect.trigger import ReflectTrigger
 from hebbs.subscription import Subscription
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
@@ -92,11 +109,16 @@ class Hebbs:
     between threads: every engine call releases the GIL.
     """
 
-    def __init__(self, native: NativeEngine, embedder: EmbedderLike = None) -> None:
+    def __init__(
+        self, native: NativeEngine, embedder: EmbedderLike = None, llm: LLMProvider | None = None
+    ) -> None:
         self._native = native
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
+        self._llm = llm
+        self._reflect_lock = threading.Lock()
+        self._trigger: ReflectTrigger | None = None
 
     @classmethod
     def open(
@@ -112,6 +134,9 @@ class Hebbs:
         auto_forget_floor: float | None = None,
         auto_forget_interval: float | timedelta | None = None,
         auto_forget_limit: int | None = None,
+        llm: LLMProvider | None = None,
+        reflect_after_memories: int | None = None,
+        reflect_interval: float | timedelta | None = None,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -123,10 +148,18 @@ class Hebbs:
         ``auto_forget_floor`` switches on the automatic decay pass (off by default): every
         ``auto_forget_interval`` (seconds or a timedelta, default one hour) a background thread
         forgets up to ``auto_forget_limit`` memories whose decay score is below the floor.
+
+        ``llm`` is the provider :meth:`reflect` thinks with (a :mod:`hebbs.llm` provider); None
+        reads the environment (:func:`hebbs.llm.provider_from_env`: offline unless
+        ``HEBBS_LLM_PROVIDER`` says otherwise). ``reflect_after_memories`` and / or
+        ``reflect_interval`` start the background reflection: a thread that runs
+        :meth:`reflect` once the store has that many more memories, or that many seconds
+        passed (off the write path; stopped by :meth:`close`).
         """
-        arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder")}
+        arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder", "llm")}
         request = parse(OpenRequest, arguments)
         _check_embedder(embedder)
+        _check_llm(llm)
         native = NativeEngine(
             request.path,
             dimension=request.dimension,
@@ -138,7 +171,12 @@ class Hebbs:
             auto_forget_interval=request.auto_forget_interval,
             auto_forget_limit=request.auto_forget_limit,
         )
-        return cls(native, embedder)
+        engine = cls(native, embedder, llm)
+        if request.reflect_after_memories is not None or request.reflect_interval is not None:
+            engine._trigger = ReflectTrigger(
+                engine, request.reflect_after_memories, request.reflect_interval
+            )
+        return engine
 
     @property
     def embedder(self) -> Embedder:
@@ -524,6 +562,92 @@ class Hebbs:
         vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
         return vector
 
+    @property
+    def llm(self) -> LLMProvider:
+        """The LLM provider of :meth:`reflect`, from the environment when none was given."""
+        if self._llm is None:
+            self._llm = provider_from_env()
+        return self._llm
+
+    @property
+    def reflect_trigger(self) -> ReflectTrigger | None:
+        """The background reflection, when ``open`` started one."""
+        return self._trigger
+
+    def reflect(
+        self,
+        entity_id: str | None = None,
+        since: TimestampLike | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    ) -> ReflectResult:
+        """Consolidates the scope's new memories into insights.
+
+        Reads the episodes (and live revisions) of ``entity_id`` (or of the whole store) stored
+        after the scope's reflection cursor, created at or after ``since`` when given, at most
+        ``max_memories``; clusters them; for each cluster of at least ``min_cluster_size`` asks
+        :attr:`llm` for insights and validates them against their sources; stores the accepted
+        ones (confidence at least ``min_confidence``) as ``insight`` memories with
+        ``insight_from`` edges to each source; moves the cursor. See ``docs/reflection.md``.
+        Raises :class:`~hebbs.errors.LLMError` when the provider fails (the cursor stays).
+        """
+        request = parse(ReflectRequest, locals())
+        with self._reflect_lock:
+            return reflect_pipeline.reflect(
+                self,
+                self.llm,
+                entity_id=request.entity_id,
+                since=request.since,
+                max_memories=request.max_memories,
+                min_cluster_size=request.min_cluster_size,
+                min_confidence=request.min_confidence,
+            )
+
+    def insights(
+        self,
+        entity_id: str | None = None,
+        min_confidence: float = 0.0,
+        include_stale: bool = False,
+    ) -> list[Insight]:
+        """The insights of ``entity_id`` (all when None), oldest first, with their confidence,
+        sources and staleness (a source revised since); stale ones only with
+        ``include_stale``."""
+        request = parse(InsightsRequest, locals())
+        return reflect_insights.list_insights(
+            self._native, request.entity_id, request.min_confidence, request.include_stale
+        )
+
+    def reflect_prepare(
+        self,
+        entity_id: str | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        ttl: float | timedelta = DEFAULT_SESSION_TTL_S,
+    ) -> ReflectSession:
+        """Agent-driven reflection, step one: the clusters :meth:`reflect` would think about,
+        with their memories and the exact proposal prompts, in a session that expires after
+        ``ttl`` seconds. Answer with :meth:`reflect_commit`."""
+        request = parse(ReflectPrepareRequest, locals())
+        with self._reflect_lock:
+            return reflect_agent.prepare(
+                self,
+                entity_id=request.entity_id,
+                max_memories=request.max_memories,
+                min_cluster_size=request.min_cluster_size,
+                ttl=request.ttl,
+            )
+
+    def reflect_commit(
+        self, session_id: str, insights: Sequence[CommitInsight | Mapping[str, Any]]
+    ) -> CommitResult:
+        """Agent-driven reflection, step two: stores ``insights`` (each ``content``,
+        ``sources``: ids of memories of the session, ``confidence``) as :meth:`reflect` does,
+        moves the cursor and ends the session. Nothing is stored if one is invalid."""
+        request = parse(ReflectCommitRequest, locals())
+        with self._reflect_lock:
+            return reflect_agent.commit(self, request.session_id, request.insights)
+
     def health(self) -> HealthStatus:
         """Serving state, version, memory count and uptime."""
         return self._native.health()
@@ -544,7 +668,10 @@ class Hebbs:
         return bool(self._native.closed)
 
     def close(self) -> None:
-        """Checkpoints the index, flushes and releases the database. Idempotent."""
+        """Stops the background reflection, checkpoints the index, flushes and releases the
+        database. Idempotent."""
+        if self._trigger is not None:
+            self._trigger.stop()
         self._native.close()
 
     def __enter__(self) -> Hebbs:
@@ -565,6 +692,13 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "session_id": request.session_id,
         "kind": request.kind,
     }
+
+
+def _check_llm(llm: object) -> None:
+    """``llm=`` is None or an LLM provider."""
+    if llm is not None and not isinstance(llm, LLMProvider):
+        reason = "expected None or an LLM provider (see hebbs.llm)"
+        raise invalid("llm", reason, InvalidTypeError)
 
 
 def _check_embedder(embedder: object) -> None:

@@ -59,10 +59,18 @@ EDGE_TYPE_NAMES: tuple[str, ...] = tuple(
         EdgeType.FOLLOWED_BY,
         EdgeType.REVISED_FROM,
         EdgeType.INSIGHT_FROM,
+        EdgeType.CONTRADICTS,
     )
 )
 MEMORY_KIND_NAMES: tuple[str, ...] = tuple(
-    kind.value for kind in (MemoryKind.EPISODE, MemoryKind.INSIGHT, MemoryKind.REVISION)
+    kind.value
+    for kind in (
+        MemoryKind.EPISODE,
+        MemoryKind.INSIGHT,
+        MemoryKind.REVISION,
+        MemoryKind.DOCUMENT,
+        MemoryKind.PROPOSITION,
+    )
 )
 #: A memory id in JSON: 32 hex digits.
 ID_PATTERN = "^[0-9a-fA-F]{32}$"

@@ -56,6 +56,12 @@ from hebbs.api.fields import (
     WeightsLike,
 )
 from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
@@ -77,6 +83,8 @@ class OpenRequest(Request):
     auto_forget_floor: Optional[Number] = None
     auto_forget_interval: Optional[Seconds] = None
     auto_forget_limit: Optional[Count] = None
+    reflect_after_memories: Optional[Positive] = None
+    reflect_interval: Optional[Seconds] = None
 
 
 class RememberRequest(Request):
@@ -225,6 +233,41 @@ class SubscribeRequest(Request):
     entity_id: Optional[Text] = None
     confidence_threshold: Number = DEFAULT_CONFIDENCE_THRESHOLD
     queue_capacity: Count = DEFAULT_QUEUE_CAPACITY
+
+
+class ReflectRequest(Request):
+    entity_id: Optional[Text] = None
+    since: Optional[Micros] = None
+    max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
+    min_cluster_size: Positive = DEFAULT_MIN_CLUSTER_SIZE
+    min_confidence: Number = DEFAULT_MIN_CONFIDENCE
+
+
+class InsightsRequest(Request):
+    entity_id: Optional[Text] = None
+    min_confidence: Number = 0.0
+    include_stale: Flag = False
+
+
+class ReflectPrepareRequest(Request):
+    entity_id: Optional[Text] = None
+    max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
+    min_cluster_size: Positive = DEFAULT_MIN_CLUSTER_SIZE
+    ttl: Seconds = DEFAULT_SESSION_TTL_S
+
+
+class CommitInsight(Request):
+    """One insight an agent host commits: its content, the ids of its sources (memories of the
+    session) and its confidence."""
+
+    content: Content
+    sources: IdList
+    confidence: Number = 1.0
+
+
+class ReflectCommitRequest(Request):
+    session_id: Text
+    insights: list[CommitInsight]
 
 
 R = TypeVar("R", bound=Request)

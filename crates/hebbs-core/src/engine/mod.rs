@@ -19,6 +19,7 @@ mod rebuild;
 mod recovery;
 mod revise;
 mod shared;
+mod state;
 mod token_vectors;
 
 use std::path::{Path, PathBuf};
@@ -41,6 +42,7 @@ pub use list::{ListRequest, MemoryPage, DEFAULT_LIST_PAGE, LIST_SCAN_MAX, MAX_LI
 pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
 pub use revise::RevisionInput;
+pub use state::{MAX_STATE_NAME_BYTES, MAX_STATE_SCAN, MAX_STATE_VALUE_BYTES};
 
 use access_flush::AccessFlusher;
 use auto_forget::AutoForgetWorker;
