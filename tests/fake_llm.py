@@ -59,8 +59,11 @@ def model_answer(system: str, prompt: str) -> dict[str, Any]:
     memories = [m for m in labels if not m.startswith("i")]
     return {
         "insights": [
-            {"content": f"A pattern across {len(memories)} memories", "sources": memories,
-             "confidence": 0.8}
+            {
+                "content": f"A pattern across {len(memories)} memories",
+                "sources": memories,
+                "confidence": 0.8,
+            }
         ]
     }
 

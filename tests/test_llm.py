@@ -163,8 +163,12 @@ def test_retry_after_reads_seconds_and_dates() -> None:
 
 def test_providers_are_configured_by_arguments_or_environment(fake: FakeLLM) -> None:
     assert isinstance(provider_from_env({}), OfflineProvider)
-    env = {"HEBBS_LLM_PROVIDER": "anthropic", "HEBBS_LLM_BASE_URL": fake.url,
-           "ANTHROPIC_API_KEY": KEY, "HEBBS_LLM_MODEL": "claude-x"}
+    env = {
+        "HEBBS_LLM_PROVIDER": "anthropic",
+        "HEBBS_LLM_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": KEY,
+        "HEBBS_LLM_MODEL": "claude-x",
+    }
     provider = provider_from_env(env)
     assert isinstance(provider, AnthropicProvider)
     assert provider.model == "claude-x"
