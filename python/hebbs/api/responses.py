@@ -29,6 +29,7 @@ from hebbs._native import (
     SubscribePush,
     Tombstone,
 )
+from hebbs.reflect.results import CommitResult, Insight, ReflectSession
 
 #: A JSON object as the encoders build it.
 JsonObject = dict[str, Any]
@@ -148,6 +149,74 @@ class SubscribePushOut(Out):
     confidence: float
     push_timestamp_us: int
     sequence_number: int
+
+
+class ReflectResultOut(Out):
+    insights_created: int
+    clusters_found: int
+    clusters_processed: int
+    memories_processed: int
+
+
+class InsightOut(Out):
+    memory: MemoryOut
+    confidence: float
+    source_ids: list[str]
+    stale: bool
+
+
+class PreparedClusterOut(Out):
+    index: int
+    memories: list[MemoryOut]
+    system: str
+    prompt: str
+
+
+class ReflectSessionOut(Out):
+    session_id: str
+    expires_at: int
+    entity_id: Optional[str]
+    clusters: list[PreparedClusterOut]
+    memories_processed: int
+
+
+class CommitResultOut(Out):
+    insights_created: int
+    insights: list[MemoryOut]
+
+
+def encode_insight(insight: Insight) -> JsonObject:
+    return {
+        "memory": encode_memory(insight.memory),
+        "confidence": insight.confidence,
+        "source_ids": list(insight.source_ids),
+        "stale": insight.stale,
+    }
+
+
+def encode_reflect_session(session: ReflectSession) -> JsonObject:
+    return {
+        "session_id": session.session_id,
+        "expires_at": session.expires_at,
+        "entity_id": session.entity_id,
+        "clusters": [
+            {
+                "index": cluster.index,
+                "memories": encode_memories(cluster.memories),
+                "system": cluster.system,
+                "prompt": cluster.prompt,
+            }
+            for cluster in session.clusters
+        ],
+        "memories_processed": session.memories_processed,
+    }
+
+
+def encode_commit_result(result: CommitResult) -> JsonObject:
+    return {
+        "insights_created": result.insights_created,
+        "insights": encode_memories(result.insights),
+    }
 
 
 def encode_memory(memory: Memory) -> JsonObject:

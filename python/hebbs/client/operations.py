@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Callable, Generic, TypeVar
 from urllib.parse import quote
 
@@ -45,15 +46,20 @@ from hebbs.api import (
     DEFAULT_STRATEGIES,
     AddEdgesRequest,
     ChatContextRequest,
+    CommitInsight,
     ForgetDecayedRequest,
     ForgetRequest,
     GetRequest,
     IdRequest,
     IdsRequest,
+    InsightsRequest,
     ListMemoriesRequest,
     ListRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseRequest,
@@ -65,6 +71,13 @@ from hebbs.api import (
 from hebbs.client.encode import body, id_text, to_json
 from hebbs.engine import KindLike, StrategyLike
 from hebbs.errors import InvalidTypeError, RemoteUnsupportedError
+from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
 R = TypeVar("R")
@@ -114,6 +127,10 @@ def _tombstones(data: object) -> list[Tombstone]:
 
 def _tombstone(data: object) -> Tombstone | None:
     return None if data is None else Tombstone.from_dict(data)  # type: ignore[arg-type]
+
+
+def _insights(data: object) -> list[Insight]:
+    return [Insight.from_dict(item) for item in _items(data, "insights")]
 
 
 def _flag(value: object) -> str:
@@ -367,6 +384,61 @@ class Operations:
             raise invalid("cue", "a cue or an embedding is required")
         _check_cue(request.cue, request.embedding)
         return Call("POST", "/v1/subscribe", _none, body(request))
+
+    def reflect(
+        self,
+        entity_id: str | None = None,
+        since: TimestampLike | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    ) -> Call[ReflectResult]:
+        """Consolidates new memories into insights with the server's provider
+        (``POST /v1/reflect``). See :meth:`hebbs.Hebbs.reflect`."""
+        request = parse(ReflectRequest, locals())
+        return Call("POST", "/v1/reflect", ReflectResult.from_dict, body(request))
+
+    def insights(
+        self,
+        entity_id: str | None = None,
+        min_confidence: float = 0.0,
+        include_stale: bool = False,
+    ) -> Call[list[Insight]]:
+        """The scope's insights (``GET /v1/insights``). See :meth:`hebbs.Hebbs.insights`."""
+        request = parse(InsightsRequest, locals())
+        params = {"min_confidence": repr(request.min_confidence)}
+        if request.entity_id is not None:
+            params["entity_id"] = request.entity_id
+        if request.include_stale:
+            params["include_stale"] = "true"
+        return Call("GET", "/v1/insights", _insights, params=params)
+
+    def reflect_prepare(
+        self,
+        entity_id: str | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        ttl: float | timedelta = DEFAULT_SESSION_TTL_S,
+    ) -> Call[ReflectSession]:
+        """Agent-driven reflection, step one (``POST /v1/reflect/prepare``). See
+        :meth:`hebbs.Hebbs.reflect_prepare`."""
+        request = parse(ReflectPrepareRequest, locals())
+        return Call("POST", "/v1/reflect/prepare", ReflectSession.from_dict, body(request))
+
+    def reflect_commit(
+        self, session_id: str, insights: Sequence[CommitInsight | Mapping[str, Any]]
+    ) -> Call[CommitResult]:
+        """Agent-driven reflection, step two (``POST /v1/reflect/commit``). See
+        :meth:`hebbs.Hebbs.reflect_commit`."""
+        request = parse(ReflectCommitRequest, locals())
+        payload = {
+            "session_id": request.session_id,
+            "insights": [
+                {**body(item), "sources": [id_text(s, "sources") for s in item.sources]}
+                for item in request.insights
+            ],
+        }
+        return Call("POST", "/v1/reflect/commit", CommitResult.from_dict, payload)
 
     def health(self) -> Call[HealthStatus]:
         """The server's store: serving state, version, memory count, uptime

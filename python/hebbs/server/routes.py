@@ -28,6 +28,9 @@ from hebbs.api import (
     GetManyRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseChanges,
@@ -35,22 +38,29 @@ from hebbs.api import (
 )
 from hebbs.api.requests import Request as ApiRequest
 from hebbs.api.responses import (
+    CommitResultOut,
     ForgetResultOut,
     HealthStatusOut,
+    InsightOut,
     JsonObject,
     MemoryOut,
     MemoryPageOut,
     PrimeOutputOut,
     RecallOutputOut,
+    ReflectResultOut,
+    ReflectSessionOut,
     TombstoneOut,
+    encode_commit_result,
     encode_forget_result,
     encode_health_status,
+    encode_insight,
     encode_memories,
     encode_memory,
     encode_memory_page,
     encode_optional_memories,
     encode_prime_output,
     encode_recall_output,
+    encode_reflect_session,
     encode_subscribe_push,
     encode_tombstone,
 )
@@ -287,6 +297,52 @@ def tombstone(id: str, request: Request, caller: Caller = READ) -> Response:
     if found is None:
         raise NotFoundError(f"no tombstone for {id}")
     return _json(encode_tombstone(found))
+
+
+@router.post("/reflect", response_model=ReflectResultOut, tags=["reflect"])
+def reflect(body: ReflectRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Consolidates the scope's new memories into insights with the server's LLM provider
+    (offline unless the server's environment configures one); 502 if the provider fails."""
+    with _store(request, caller) as engine:
+        return _json(engine.reflect(**_given(body)).to_dict())
+
+
+@router.get("/insights", response_model=list[InsightOut], tags=["reflect"])
+def insights(
+    request: Request,
+    entity_id: Optional[str] = None,
+    min_confidence: Optional[float] = None,
+    include_stale: bool = False,
+    caller: Caller = READ,
+) -> Response:
+    """The scope's insights with their confidence, sources and staleness, oldest first."""
+    with _store(request, caller) as engine:
+        found = engine.insights(
+            entity_id=entity_id,
+            include_stale=include_stale,
+            **_optional("min_confidence", min_confidence),
+        )
+        return _json([encode_insight(insight) for insight in found])
+
+
+@router.post("/reflect/prepare", response_model=ReflectSessionOut, tags=["reflect"])
+def reflect_prepare(
+    body: ReflectPrepareRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Agent-driven reflection: the clusters, their memories and the exact prompts, in a
+    session that expires."""
+    with _store(request, caller) as engine:
+        return _json(encode_reflect_session(engine.reflect_prepare(**_given(body))))
+
+
+@router.post("/reflect/commit", status_code=201, response_model=CommitResultOut, tags=["reflect"])
+def reflect_commit(
+    body: ReflectCommitRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Stores an agent host's insights for a prepared session (all or nothing)."""
+    with _store(request, caller) as engine:
+        result = engine.reflect_commit(body.session_id, body.insights)
+        return _json(encode_commit_result(result), 201)
 
 
 @router.get("/health", response_model=HealthStatusOut, tags=["health"])
