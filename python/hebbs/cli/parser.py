@@ -28,6 +28,11 @@ from hebbs.cli import values
 from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
 from hebbs.server.keys import SCOPES
 from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
@@ -86,6 +91,7 @@ def build_parser() -> CliParser:
     _add_health(commands)
     _add_prime(commands)
     _add_sessions(commands)
+    _add_reflection(commands)
     _add_demo(commands)
     _add_serve(commands)
     _add_keys(commands)
@@ -330,6 +336,55 @@ def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
     _add_limit(sub)
     _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
     _add_list(commands)
+
+
+def _add_reflection(commands: argparse._SubParsersAction[CliParser]) -> None:
+    """``reflect``, ``insights``, ``reflect-prepare`` and ``reflect-commit``."""
+    scope_help = "only entity E's memories (default: the whole store)"
+    reflect = _subparser(commands, "reflect", "consolidate new memories into insights")
+    prepare = _subparser(
+        commands, "reflect-prepare", "the clusters and prompts for a host's own model"
+    )
+    for sub in (reflect, prepare):
+        sub.add_argument("--entity-id", metavar="E", type=values.unicode_text, help=scope_help)
+        sub.add_argument(
+            "--max-memories",
+            metavar="N",
+            type=values.positive_int,
+            help=f"most new memories to read (default {DEFAULT_REFLECT_MAX_MEMORIES})",
+        )
+        sub.add_argument(
+            "--min-cluster-size",
+            metavar="N",
+            type=values.positive_int,
+            help=f"smallest cluster reflected on (default {DEFAULT_MIN_CLUSTER_SIZE})",
+        )
+    reflect.add_argument(
+        "--since", metavar="TIME", type=values.timestamp, help="only memories created since TIME"
+    )
+    prepare.add_argument(
+        "--ttl",
+        metavar="DURATION",
+        type=values.duration,
+        help=f"how long the session waits for its commit (default {DEFAULT_SESSION_TTL_S:g} s)",
+    )
+    insights = _subparser(commands, "insights", "the insights with confidence and sources")
+    insights.add_argument("--entity-id", metavar="E", type=values.unicode_text, help=scope_help)
+    insights.add_argument(
+        "--min-confidence", metavar="F", type=values.relevance, help="at least this confidence"
+    )
+    insights.add_argument(
+        "--include-stale", action="store_true", help="also insights whose sources were revised"
+    )
+    commit = _subparser(commands, "reflect-commit", "store a host's insights for a session")
+    commit.add_argument(
+        "session", metavar="SESSION", type=values.unicode_text, help="reflect-prepare's session"
+    )
+    commit.add_argument(
+        "insights",
+        metavar="INSIGHTS",
+        help='JSON array of {"content", "sources", "confidence"}, or - to read it from stdin',
+    )
 
 
 def _add_list(commands: argparse._SubParsersAction[CliParser]) -> None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands, lifecycle, server
+from hebbs.cli import commands, lifecycle, reflection, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
@@ -51,6 +51,10 @@ DATABASE_COMMANDS: Final[dict[str, Command]] = {
     "chat-context": commands.chat_context,
     "orphans": commands.orphans,
     "list": commands.list_memories,
+    "reflect": reflection.reflect,
+    "insights": reflection.insights,
+    "reflect-prepare": reflection.reflect_prepare,
+    "reflect-commit": reflection.reflect_commit,
 }
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
@@ -96,12 +100,19 @@ FIELD_FLAGS: Final = {
     "cursor": "--cursor",
     "tenant": "--tenant",
     "scope": "--scope",
+    "since": "--since",
+    "min_cluster_size": "--min-cluster-size",
+    "min_confidence": "--min-confidence",
+    "include_stale": "--include-stale",
+    "ttl": "--ttl",
+    "insights": "INSIGHTS",
 }
 #: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {
     "prime": {"entity_id": "ENTITY"},
     "chat-context": {"session_id": "SESSION"},
     "revise": {"content": "--content"},
+    "reflect-commit": {"session_id": "SESSION"},
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
 

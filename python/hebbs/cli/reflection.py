@@ -1,0 +1,137 @@
+"""The ``reflect``, ``insights``, ``reflect-prepare`` and ``reflect-commit`` commands. Each
+builds the operation's shared request model (:mod:`hebbs.api.requests`) from its flags and
+returns the :data:`~hebbs.cli.commands.Run` that calls the store (or the server of ``--url``).
+
+``reflect-commit SESSION INSIGHTS`` takes the insights as a JSON array of
+``{"content", "sources", "confidence"}`` objects, or ``-`` to read that array from stdin (what
+a host's model answered to the prompts of ``reflect-prepare --json``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from hebbs.api import InsightsRequest, ReflectCommitRequest, ReflectPrepareRequest, ReflectRequest
+from hebbs.cli import format as fmt
+from hebbs.cli.commands import CommandOutput, Run, request
+from hebbs.cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from hebbs.cli.store import Store
+
+
+def reflect(args: argparse.Namespace) -> Run:
+    """Consolidates new memories into insights; prints the four counts."""
+    given = request(
+        ReflectRequest,
+        entity_id=args.entity_id,
+        since=args.since,
+        max_memories=args.max_memories,
+        min_cluster_size=args.min_cluster_size,
+    )
+
+    def run(engine: Store) -> CommandOutput:
+        result = engine.reflect(
+            entity_id=given.entity_id,
+            since=given.since,
+            max_memories=given.max_memories,
+            min_cluster_size=given.min_cluster_size,
+        )
+        text = (
+            f"{result.insights_created} insights from {result.clusters_processed} of "
+            f"{result.clusters_found} clusters ({result.memories_processed} memories read)"
+        )
+        return CommandOutput(result.to_dict(), text)
+
+    return run
+
+
+def insights(args: argparse.Namespace) -> Run:
+    """Lists the insights with their confidence, source count and staleness."""
+    given = request(
+        InsightsRequest,
+        entity_id=args.entity_id,
+        min_confidence=args.min_confidence,
+        include_stale=args.include_stale or None,
+    )
+
+    def run(engine: Store) -> CommandOutput:
+        found = engine.insights(
+            entity_id=given.entity_id,
+            min_confidence=given.min_confidence,
+            include_stale=given.include_stale,
+        )
+        payload: fmt.JsonObject = {
+            "insights": [
+                {
+                    "memory": fmt.memory_json(insight.memory),
+                    "confidence": insight.confidence,
+                    "source_ids": insight.source_ids,
+                    "stale": insight.stale,
+                }
+                for insight in found
+            ]
+        }
+        lines = [
+            f"{i.memory.id_hex}  {i.confidence:.2f}  {len(i.source_ids)} sources"
+            f"{'  STALE' if i.stale else ''}  {i.memory.content}"
+            for i in found
+        ]
+        return CommandOutput(payload, "\n".join(lines) if lines else "no insights")
+
+    return run
+
+
+def reflect_prepare(args: argparse.Namespace) -> Run:
+    """Prints the clusters to think about, their memories and the prompts, in a session."""
+    given = request(
+        ReflectPrepareRequest,
+        entity_id=args.entity_id,
+        max_memories=args.max_memories,
+        min_cluster_size=args.min_cluster_size,
+        ttl=args.ttl,
+    )
+
+    def run(engine: Store) -> CommandOutput:
+        session = engine.reflect_prepare(
+            entity_id=given.entity_id,
+            max_memories=given.max_memories,
+            min_cluster_size=given.min_cluster_size,
+            ttl=given.ttl,
+        )
+        lines = [f"session {session.session_id}: {len(session.clusters)} clusters"]
+        for cluster in session.clusters:
+            lines.append(f"\n# cluster {cluster.index} ({len(cluster.memories)} memories)")
+            lines.append(cluster.prompt)
+        return CommandOutput(session.to_dict(), "\n".join(lines))
+
+    return run
+
+
+def _insights_json(text: str) -> Any:
+    raw = sys.stdin.read() if text == "-" else text
+    try:
+        return json.loads(raw)
+    except ValueError as error:
+        raise UsageError("INSIGHTS", f"is not JSON: {error}") from None
+
+
+def reflect_commit(args: argparse.Namespace) -> Run:
+    """Stores a host's insights for a prepared session; prints their ids."""
+    given = request(
+        ReflectCommitRequest, session_id=args.session, insights=_insights_json(args.insights)
+    )
+
+    def run(engine: Store) -> CommandOutput:
+        result = engine.reflect_commit(given.session_id, given.insights)
+        lines = [f"{memory.id_hex}  {memory.content}" for memory in result.insights]
+        text = "\n".join([f"{result.insights_created} insights stored", *lines])
+        payload: fmt.JsonObject = {
+            "insights_created": result.insights_created,
+            "insights": [fmt.memory_json(memory) for memory in result.insights],
+        }
+        return CommandOutput(payload, text)
+
+    return run
