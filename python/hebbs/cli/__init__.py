@@ -1,6 +1,6 @@
 """The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``list``, ``revise``,
-``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``demo``, ``serve`` and
-``keys``.
+``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``reflect``, ``insights``,
+``reflect-prepare``, ``reflect-commit``, ``demo``, ``serve`` and ``keys``.
 
 Installed as the ``hebbs`` console script (``hebbs.cli:main``); run ``hebbs --help``. Every
 command takes ``--db PATH`` (default ``$HEBBS_DB``, else ``./hebbs-data``) and ``--json``;

@@ -5,8 +5,9 @@ that measures it against known groups.
 Spherical k-means rather than a density method: the embeddings are unit vectors where cosine is
 the natural distance, every memory gets a cluster (a density method leaves noise points that
 would never be reflected on), and it is a few numpy matrix products. The silhouette decides k
-among ``2..MAX_CLUSTERS`` (a geometric grid past 16, so 10k memories cost a dozen runs); its
-measured quality on synthetic topics is in ``docs/reflection.md``.
+among ``2..MAX_CLUSTERS`` (every k to 24, a geometric grid past it), searched on a sample of
+``SILHOUETTE_SAMPLE`` memories, then fitted on all of them; its measured quality on synthetic
+topics is in ``docs/reflection.md``.
 """
 
 from __future__ import annotations
@@ -64,7 +65,13 @@ def spherical_kmeans(x: Matrix, k: int, rng: np.random.Generator) -> tuple[Label
         pick = rng.integers(n) if total <= 0 else rng.choice(n, p=weights / total)
         centroids[i] = x[pick]
         closest = np.minimum(closest, 1.0 - x @ centroids[i])
-    labels = np.full(n, -1, dtype=np.int64)
+    return lloyd(x, centroids)
+
+
+def lloyd(x: Matrix, centroids: Matrix) -> tuple[Labels, Matrix]:
+    """Lloyd steps from ``centroids``: assign each row to its highest-cosine centroid, then
+    re-normalise the means, until the assignment settles."""
+    labels = np.full(x.shape[0], -1, dtype=np.int64)
     for _ in range(KMEANS_MAX_ITERATIONS):
         new = np.argmax(x @ centroids.T, axis=1).astype(np.int64)
         if np.array_equal(new, labels):
@@ -99,12 +106,12 @@ def silhouette(x: Matrix, labels: Labels) -> float:
 
 
 def _candidate_ks(n: int, min_size: int) -> list[int]:
-    """k from 2 up to ``min(MAX_CLUSTERS, n // min_size)``: every k to 16, then x1.5 steps."""
+    """k from 2 up to ``min(MAX_CLUSTERS, n // min_size)``: every k to 24, then x1.25 steps."""
     top = min(MAX_CLUSTERS, n // max(min_size, 1))
-    ks = list(range(2, min(top, 16) + 1))
-    k = 16
+    ks = list(range(2, min(top, 24) + 1))
+    k = 24
     while True:
-        k = int(k * 1.5)
+        k = int(k * 1.25)
         if k > top:
             break
         ks.append(k)
@@ -115,24 +122,27 @@ def cluster(
     vectors: NDArray[np.floating], *, min_size: int, k: int | None = None, seed: int = CLUSTER_SEED
 ) -> Clustering:
     """Clusters ``vectors`` (one row per memory): with ``k`` given, into k; else into the k of
-    the best silhouette, or one cluster when no k reaches ``MIN_SILHOUETTE``."""
+    the best silhouette, or one cluster when no k reaches ``MIN_SILHOUETTE``. The k search runs
+    on a fixed-seed sample of ``SILHOUETTE_SAMPLE`` rows; the best sample clustering's
+    centroids then seed Lloyd steps over all rows."""
     x = normalise(vectors)
     n = x.shape[0]
     rng = np.random.default_rng(seed)
-    if k is not None:
-        labels, centroids = _best_run(x, min(k, n), rng)
-        return Clustering(labels, centroids, None)
-    sample = rng.choice(n, size=min(n, SILHOUETTE_SAMPLE), replace=False)
-    best: Clustering | None = None
-    for candidate in _candidate_ks(n, min_size):
-        labels, centroids = _best_run(x, candidate, rng)
-        score = silhouette(x[sample], labels[sample])
-        if best is None or score > (best.silhouette or 0.0):
-            best = Clustering(labels, centroids, score)
-    if best is None or (best.silhouette or 0.0) < MIN_SILHOUETTE:
-        centroid = normalise(x.mean(axis=0, keepdims=True))
-        return Clustering(np.zeros(n, dtype=np.int64), centroid, None)
-    return best
+    if k is None:
+        sample = x[rng.choice(n, size=min(n, SILHOUETTE_SAMPLE), replace=False)]
+        best: tuple[float, Matrix] | None = None
+        for candidate in _candidate_ks(sample.shape[0], min_size):
+            labels, centroids = _best_run(sample, candidate, rng)
+            score = silhouette(sample, labels)
+            if score >= MIN_SILHOUETTE and (best is None or score > best[0]):
+                best = (score, centroids)
+        if best is None:
+            centroid = normalise(x.mean(axis=0, keepdims=True))
+            return Clustering(np.zeros(n, dtype=np.int64), centroid, None)
+        labels, centroids = lloyd(x, best[1])
+        return Clustering(labels, centroids, best[0])
+    labels, centroids = _best_run(x, min(k, n), rng)
+    return Clustering(labels, centroids, None)
 
 
 def _best_run(x: Matrix, k: int, rng: np.random.Generator) -> tuple[Labels, Matrix]:
