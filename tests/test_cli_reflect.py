@@ -65,3 +65,24 @@ def test_bad_input_names_the_flag(cli: Cli, args: tuple[str, ...], flag: str) ->
     run = cli(*args)
     assert run.code == EXIT_USAGE, (run.out, run.err)
     assert flag in run.err
+
+
+def test_dedup_and_contradictions_on_the_command_line(cli: Cli) -> None:
+    first = remember_id(cli, "Alice likes the new dashboard layout", "--entity-id", "alice")
+    again = cli(
+        "remember",
+        "Alice likes the new dashboard layout",
+        "--entity-id",
+        "alice",
+        "--dedup",
+        "--json",
+    )
+    assert again.json()["id"] == first
+    newer = remember_id(cli, "Alice dislikes the new dashboard layout", "--entity-id", "alice")
+    [pair] = cli("contradictions", "--json").json()["contradictions"]
+    assert (pair["older"]["id"], pair["newer"]["id"]) == (first, newer)
+    run = cli("confirm-contradiction", first, newer, "--resolution", "revise", "--json")
+    assert run.code == EXIT_OK, run.err
+    assert run.json()["kind"] == "revision"
+    bad = cli("remember", "x", "--dedup-threshold", "3")
+    assert bad.code == EXIT_USAGE and "--dedup-threshold" in bad.err

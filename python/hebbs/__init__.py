@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from hebbs._native import __version__
 from hebbs.aio import AsyncHebbs
+from hebbs.consolidate import ContradictionCandidate
 from hebbs.engine import Hebbs
 from hebbs.errors import (
     AuthError,
@@ -69,6 +70,7 @@ __all__ = [
     "AuthError",
     "ClosedError",
     "CommitResult",
+    "ContradictionCandidate",
     "CorruptionError",
     "Edge",
     "EdgeType",

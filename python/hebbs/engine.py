@@ -48,6 +48,8 @@ from hebbs.api import (
     AddEdgesRequest,
     ChatContextRequest,
     CommitInsight,
+    ConfirmContradictionRequest,
+    FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
@@ -71,6 +73,15 @@ from hebbs.api import (
     parse,
     to_scoring_weights,
 )
+from hebbs.consolidate import ContradictionCandidate, contradictions
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_LIMIT,
+    DEFAULT_CONTRADICTION_SCAN,
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+    RESOLUTIONS,
+)
+from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
 from hebbs.llm import LLMProvider, provider_from_env
@@ -210,16 +221,30 @@ class Hebbs:
         embedding: Any = None,
         session_id: str | None = None,
         kind: KindLike | None = None,
+        dedup: bool = False,
+        dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
     ) -> Memory:
         """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
         records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
-        ``episode`` (default) or ``insight``; revisions are made by :meth:`revise`."""
+        ``episode`` (default), ``insight``, ``document`` or ``proposition``; revisions are made
+        by :meth:`revise`.
+
+        With ``dedup``, a live memory of the same entity whose cosine reaches
+        ``dedup_threshold`` and whose content already holds every word and number of
+        ``content`` is returned instead, reinforced (one access recorded), and nothing is
+        stored (see :mod:`hebbs.consolidate.dedup`)."""
         request = parse(RememberRequest, locals())
         vector = (
             request.embedding
             if request.embedding is not None
             else self._embed([request.content], query=False)[0]
         )
+        if request.dedup:
+            found = duplicate_of(
+                self._native, vector, request.content, request.entity_id, request.dedup_threshold
+            )
+            if found is not None:
+                return found
         return self._native.remember(request.content, vector, **_stored_fields(request))
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
@@ -232,6 +257,9 @@ class Hebbs:
         requests = parse(RememberManyRequest, locals()).items
         if not requests:
             return []
+        for index, item in enumerate(requests):
+            if item.dedup:
+                raise invalid(f"items[{index}].dedup", "dedup applies to remember one at a time")
         vectors: list[NDArray[np.float32] | None] = [item.embedding for item in requests]
         missing = [i for i, vector in enumerate(vectors) if vector is None]
         if missing:
@@ -561,6 +589,48 @@ class Hebbs:
             raise invalid("cue", "must not be empty")
         vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
         return vector
+
+    def find_contradictions(
+        self,
+        entity_id: str | None = None,
+        threshold: float = DEFAULT_CONTRADICTION_SIMILARITY,
+        limit: int = DEFAULT_CONTRADICTION_LIMIT,
+    ) -> list[ContradictionCandidate]:
+        """Candidate contradictions for an LLM or an agent to judge: pairs of live memories of
+        one entity (``entity_id``'s, or each entity's) whose cosine reaches ``threshold`` and
+        whose texts look opposed (a negation, an antonym pair, other numbers), most similar
+        first, at most ``limit``. Confirm one with :meth:`confirm_contradiction`."""
+        request = parse(FindContradictionsRequest, locals())
+        return contradictions.find(
+            self._native,
+            request.entity_id,
+            request.threshold,
+            DEFAULT_CONTRADICTION_SCAN,
+            request.limit,
+        )
+
+    def confirm_contradiction(
+        self, older_id: MemoryIdLike, newer_id: MemoryIdLike, resolution: str = "link"
+    ) -> Memory:
+        """Records that ``newer_id`` contradicts ``older_id``: ``"link"`` adds a
+        ``contradicts`` edge from the newer memory to the older and returns the newer;
+        ``"revise"`` revises the older memory with the newer one's content, importance and
+        context, forgets the newer, and returns the revision."""
+        request = parse(ConfirmContradictionRequest, locals())
+        if request.resolution not in RESOLUTIONS:
+            raise invalid("resolution", f"expected one of {', '.join(RESOLUTIONS)}")
+        if request.resolution == "link":
+            return contradictions.link(self._native, request.older_id, request.newer_id)
+        newer = self._native.get(request.newer_id)
+        self._native.get(request.older_id)
+        revision = self.revise(
+            request.older_id,
+            content=newer.content,
+            importance=newer.importance,
+            context=newer.context or None,
+        )
+        self._native.forget(ids=[newer.id])
+        return revision
 
     @property
     def llm(self) -> LLMProvider:

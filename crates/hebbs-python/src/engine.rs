@@ -596,6 +596,32 @@ impl NativeEngine {
         Ok(edges.into_iter().map(|inner| Edge { inner }).collect())
     }
 
+    /// The `k` memories nearest to `embedding` as `(id, cosine)`, nearest first, only
+    /// `entity_id`'s when given; records no access (unlike recall).
+    #[pyo3(signature = (embedding, k, entity_id = None))]
+    fn nearest<'py>(
+        &self,
+        py: Python<'py>,
+        embedding: PyReadonlyArray1<'_, f32>,
+        k: usize,
+        entity_id: Option<String>,
+    ) -> PyResult<Vec<(Bound<'py, PyBytes>, f32)>> {
+        let query = vector_of(&embedding, "embedding")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let hits = engine_call(py, move || engine.nearest(&query, k, entity_id.as_deref()))?;
+        Ok(hits
+            .into_iter()
+            .map(|(id, similarity)| (PyBytes::new(py, id.as_bytes()), similarity))
+            .collect())
+    }
+
+    /// Records one access of each of `ids` (as a recall returning them would).
+    fn reinforce(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<()> {
+        let ids = extract_ids(ids, "ids")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.reinforce(&ids))
+    }
+
     /// The value stored under state `name`, or None.
     fn state_get<'py>(
         &self,

@@ -134,6 +134,13 @@ def _number(value: object) -> float:
     return number
 
 
+def _fraction(value: object) -> float:
+    number = _number(value)
+    if not 0.0 <= number <= 1.0:
+        raise bad_value(f"{number} is outside 0..=1")
+    return number
+
+
 def _flag(value: object) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise wrong_type("a bool")
@@ -389,6 +396,8 @@ _WEIGHTS_SCHEMA: dict[str, Any] = {
 Text = Annotated[str, BeforeValidator(_text)]
 Content = Annotated[str, BeforeValidator(_content)]
 Number = Annotated[float, BeforeValidator(_number)]
+#: A number in 0..=1 (a similarity threshold, a confidence).
+Fraction = Annotated[float, BeforeValidator(_fraction)]
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Micros = Annotated[int, BeforeValidator(_micros)]
 TimeRange = Annotated[tuple[int, int], BeforeValidator(_time_range)]

@@ -40,6 +40,7 @@ from hebbs.api.fields import (
     EdgeList,
     EdgeTypeList,
     Flag,
+    Fraction,
     IdList,
     JsonObject,
     KindField,
@@ -54,6 +55,11 @@ from hebbs.api.fields import (
     TimeRange,
     Vector,
     WeightsLike,
+)
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_LIMIT,
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
 )
 from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
 from hebbs.reflect.constants import (
@@ -97,6 +103,8 @@ class RememberRequest(Request):
     embedding: Optional[Vector] = None
     session_id: Optional[Text] = None
     kind: Optional[KindField] = None
+    dedup: Flag = False
+    dedup_threshold: Fraction = DEFAULT_DEDUP_THRESHOLD
 
 
 class RememberManyRequest(Request):
@@ -240,12 +248,12 @@ class ReflectRequest(Request):
     since: Optional[Micros] = None
     max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
     min_cluster_size: Positive = DEFAULT_MIN_CLUSTER_SIZE
-    min_confidence: Number = DEFAULT_MIN_CONFIDENCE
+    min_confidence: Fraction = DEFAULT_MIN_CONFIDENCE
 
 
 class InsightsRequest(Request):
     entity_id: Optional[Text] = None
-    min_confidence: Number = 0.0
+    min_confidence: Fraction = 0.0
     include_stale: Flag = False
 
 
@@ -262,12 +270,24 @@ class CommitInsight(Request):
 
     content: Content
     sources: IdList
-    confidence: Number = 1.0
+    confidence: Fraction = 1.0
 
 
 class ReflectCommitRequest(Request):
     session_id: Text
     insights: list[CommitInsight]
+
+
+class FindContradictionsRequest(Request):
+    entity_id: Optional[Text] = None
+    threshold: Fraction = DEFAULT_CONTRADICTION_SIMILARITY
+    limit: Positive = DEFAULT_CONTRADICTION_LIMIT
+
+
+class ConfirmContradictionRequest(Request):
+    older_id: MemoryIdField
+    newer_id: MemoryIdField
+    resolution: Text = "link"
 
 
 R = TypeVar("R", bound=Request)

@@ -29,6 +29,7 @@ from hebbs._native import (
     SubscribePush,
     Tombstone,
 )
+from hebbs.consolidate.contradictions import ContradictionCandidate
 from hebbs.reflect.results import CommitResult, Insight, ReflectSession
 
 #: A JSON object as the encoders build it.
@@ -149,6 +150,22 @@ class SubscribePushOut(Out):
     confidence: float
     push_timestamp_us: int
     sequence_number: int
+
+
+class ContradictionOut(Out):
+    older: MemoryOut
+    newer: MemoryOut
+    similarity: float
+    reason: str
+
+
+def encode_contradiction(candidate: ContradictionCandidate) -> JsonObject:
+    return {
+        "older": encode_memory(candidate.older),
+        "newer": encode_memory(candidate.newer),
+        "similarity": candidate.similarity,
+        "reason": candidate.reason,
+    }
 
 
 class ReflectResultOut(Out):

@@ -28,6 +28,11 @@ from hebbs.cli import values
 from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+    RESOLUTIONS,
+)
 from hebbs.reflect.constants import (
     DEFAULT_MIN_CLUSTER_SIZE,
     DEFAULT_REFLECT_MAX_MEMORIES,
@@ -150,6 +155,17 @@ def _subparser(
 
 def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "remember", "store one memory and print its id")
+    sub.add_argument(
+        "--dedup",
+        action="store_true",
+        help="return an existing near-duplicate of the same entity instead of storing",
+    )
+    sub.add_argument(
+        "--dedup-threshold",
+        metavar="F",
+        type=values.relevance,
+        help=f"cosine of a duplicate with --dedup (default {DEFAULT_DEDUP_THRESHOLD})",
+    )
     sub.add_argument("content", metavar="CONTENT", type=values.unicode_text, help="the memory text")
     sub.add_argument(
         "--entity-id", metavar="E", type=values.unicode_text, help="entity the memory belongs to"
@@ -375,6 +391,24 @@ def _add_reflection(commands: argparse._SubParsersAction[CliParser]) -> None:
     )
     insights.add_argument(
         "--include-stale", action="store_true", help="also insights whose sources were revised"
+    )
+    found = _subparser(commands, "contradictions", "similar memories of one entity that disagree")
+    found.add_argument("--entity-id", metavar="E", type=values.unicode_text, help=scope_help)
+    found.add_argument(
+        "--threshold",
+        metavar="F",
+        type=values.relevance,
+        help=f"least cosine of a pair (default {DEFAULT_CONTRADICTION_SIMILARITY})",
+    )
+    found.add_argument("--limit", metavar="N", type=values.positive_int, help="most pairs")
+    confirm = _subparser(commands, "confirm-contradiction", "record that NEWER contradicts OLDER")
+    confirm.add_argument("older", metavar="OLDER", type=values.unicode_text, help="older memory id")
+    confirm.add_argument("newer", metavar="NEWER", type=values.unicode_text, help="newer memory id")
+    confirm.add_argument(
+        "--resolution",
+        choices=RESOLUTIONS,
+        default=RESOLUTIONS[0],
+        help="link: a contradicts edge; revise: the older revised with the newer's content",
     )
     commit = _subparser(commands, "reflect-commit", "store a host's insights for a session")
     commit.add_argument(

@@ -1,4 +1,5 @@
-"""The ``reflect``, ``insights``, ``reflect-prepare`` and ``reflect-commit`` commands. Each
+"""The ``reflect``, ``insights``, ``reflect-prepare``, ``reflect-commit``, ``contradictions``
+and ``confirm-contradiction`` commands. Each
 builds the operation's shared request model (:mod:`hebbs.api.requests`) from its flags and
 returns the :data:`~hebbs.cli.commands.Run` that calls the store (or the server of ``--url``).
 
@@ -13,7 +14,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from hebbs.api import InsightsRequest, ReflectCommitRequest, ReflectPrepareRequest, ReflectRequest
+from hebbs.api import (
+    ConfirmContradictionRequest,
+    FindContradictionsRequest,
+    InsightsRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
+)
 from hebbs.cli import format as fmt
 from hebbs.cli.commands import CommandOutput, Run, request
 from hebbs.cli.errors import UsageError
@@ -133,5 +141,57 @@ def reflect_commit(args: argparse.Namespace) -> Run:
             "insights": [fmt.memory_json(memory) for memory in result.insights],
         }
         return CommandOutput(payload, text)
+
+    return run
+
+
+def contradictions(args: argparse.Namespace) -> Run:
+    """Lists candidate contradictions, most similar first."""
+    given = request(
+        FindContradictionsRequest,
+        entity_id=args.entity_id,
+        threshold=args.threshold,
+        limit=args.limit,
+    )
+
+    def run(engine: Store) -> CommandOutput:
+        found = engine.find_contradictions(
+            entity_id=given.entity_id, threshold=given.threshold, limit=given.limit
+        )
+        payload: fmt.JsonObject = {
+            "contradictions": [
+                {
+                    "older": fmt.memory_json(c.older),
+                    "newer": fmt.memory_json(c.newer),
+                    "similarity": c.similarity,
+                    "reason": c.reason,
+                }
+                for c in found
+            ]
+        }
+        lines = [
+            f"{c.similarity:.2f} {c.reason}\n  {c.older.id_hex}  {c.older.content}\n"
+            f"  {c.newer.id_hex}  {c.newer.content}"
+            for c in found
+        ]
+        return CommandOutput(payload, "\n".join(lines) if lines else "no contradictions")
+
+    return run
+
+
+def confirm_contradiction(args: argparse.Namespace) -> Run:
+    """Records a confirmed contradiction; prints the memory that now holds it."""
+    given = request(
+        ConfirmContradictionRequest,
+        older_id=args.older,
+        newer_id=args.newer,
+        resolution=args.resolution,
+    )
+
+    def run(engine: Store) -> CommandOutput:
+        memory = engine.confirm_contradiction(
+            given.older_id, given.newer_id, resolution=given.resolution
+        )
+        return CommandOutput(fmt.memory_json(memory), f"{memory.id_hex}  {memory.content}")
 
     return run

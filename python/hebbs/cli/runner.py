@@ -55,6 +55,8 @@ DATABASE_COMMANDS: Final[dict[str, Command]] = {
     "insights": reflection.insights,
     "reflect-prepare": reflection.reflect_prepare,
     "reflect-commit": reflection.reflect_commit,
+    "contradictions": reflection.contradictions,
+    "confirm-contradiction": reflection.confirm_contradiction,
 }
 #: Set to a non-empty value to let unexpected errors raise with their traceback.
 DEBUG_ENV: Final = "HEBBS_DEBUG"
@@ -106,6 +108,12 @@ FIELD_FLAGS: Final = {
     "include_stale": "--include-stale",
     "ttl": "--ttl",
     "insights": "INSIGHTS",
+    "dedup": "--dedup",
+    "dedup_threshold": "--dedup-threshold",
+    "threshold": "--threshold",
+    "older_id": "OLDER",
+    "newer_id": "NEWER",
+    "resolution": "--resolution",
 }
 #: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {

@@ -47,6 +47,8 @@ from hebbs.api import (
     AddEdgesRequest,
     ChatContextRequest,
     CommitInsight,
+    ConfirmContradictionRequest,
+    FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetRequest,
@@ -69,6 +71,12 @@ from hebbs.api import (
     to_scoring_weights,
 )
 from hebbs.client.encode import body, id_text, to_json
+from hebbs.consolidate import ContradictionCandidate
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_LIMIT,
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+)
 from hebbs.engine import KindLike, StrategyLike
 from hebbs.errors import InvalidTypeError, RemoteUnsupportedError
 from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
@@ -129,6 +137,10 @@ def _tombstone(data: object) -> Tombstone | None:
     return None if data is None else Tombstone.from_dict(data)  # type: ignore[arg-type]
 
 
+def _contradictions(data: object) -> list[ContradictionCandidate]:
+    return [ContradictionCandidate.from_dict(item) for item in _items(data, "contradictions")]
+
+
 def _insights(data: object) -> list[Insight]:
     return [Insight.from_dict(item) for item in _items(data, "insights")]
 
@@ -176,6 +188,8 @@ class Operations:
         embedding: Any = None,
         session_id: str | None = None,
         kind: KindLike | None = None,
+        dedup: bool = False,
+        dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
     ) -> Call[Memory]:
         """Stores one memory (``POST /v1/memories``); the server embeds ``content`` unless
         ``embedding`` is given. See :meth:`hebbs.Hebbs.remember`."""
@@ -384,6 +398,33 @@ class Operations:
             raise invalid("cue", "a cue or an embedding is required")
         _check_cue(request.cue, request.embedding)
         return Call("POST", "/v1/subscribe", _none, body(request))
+
+    def find_contradictions(
+        self,
+        entity_id: str | None = None,
+        threshold: float = DEFAULT_CONTRADICTION_SIMILARITY,
+        limit: int = DEFAULT_CONTRADICTION_LIMIT,
+    ) -> Call[list[ContradictionCandidate]]:
+        """Candidate contradictions (``GET /v1/contradictions``). See
+        :meth:`hebbs.Hebbs.find_contradictions`."""
+        request = parse(FindContradictionsRequest, locals())
+        params = {"threshold": repr(request.threshold), "limit": str(request.limit)}
+        if request.entity_id is not None:
+            params["entity_id"] = request.entity_id
+        return Call("GET", "/v1/contradictions", _contradictions, params=params)
+
+    def confirm_contradiction(
+        self, older_id: MemoryIdLike, newer_id: MemoryIdLike, resolution: str = "link"
+    ) -> Call[Memory]:
+        """Records a confirmed contradiction (``POST /v1/contradictions/confirm``). See
+        :meth:`hebbs.Hebbs.confirm_contradiction`."""
+        request = parse(ConfirmContradictionRequest, locals())
+        payload = {
+            "older_id": id_text(request.older_id, "older_id"),
+            "newer_id": id_text(request.newer_id, "newer_id"),
+            "resolution": request.resolution,
+        }
+        return Call("POST", "/v1/contradictions/confirm", Memory.from_dict, payload)
 
     def reflect(
         self,

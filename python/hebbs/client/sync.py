@@ -182,6 +182,8 @@ class HebbsClient:
     list_orphans = _sent(Operations.list_orphans)
     list_memories = _sent(Operations.list_memories)
     subscribe = _streamed(Operations.subscribe)
+    find_contradictions = _sent(Operations.find_contradictions)
+    confirm_contradiction = _sent(Operations.confirm_contradiction)
     reflect = _sent(Operations.reflect)
     insights = _sent(Operations.insights)
     reflect_prepare = _sent(Operations.reflect_prepare)

@@ -96,8 +96,6 @@ def _checked(insights: Sequence[CommitInsight], allowed: set[str]) -> list[NewIn
             if text not in allowed:
                 raise invalid(f"insights[{i}].sources[{j}]", "is not a memory of this session")
             ids.append(text)
-        if not 0.0 <= item.confidence <= 1.0:
-            raise invalid(f"insights[{i}].confidence", f"{item.confidence} is outside 0..1")
         checked.append(NewInsight(item.content, item.confidence, list(dict.fromkeys(ids))))
     return checked
 

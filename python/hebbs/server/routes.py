@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from hebbs.api import (
+    ConfirmContradictionRequest,
     EdgesRequest,
     ForgetDecayedRequest,
     ForgetRequest,
@@ -39,6 +40,7 @@ from hebbs.api import (
 from hebbs.api.requests import Request as ApiRequest
 from hebbs.api.responses import (
     CommitResultOut,
+    ContradictionOut,
     ForgetResultOut,
     HealthStatusOut,
     InsightOut,
@@ -51,6 +53,7 @@ from hebbs.api.responses import (
     ReflectSessionOut,
     TombstoneOut,
     encode_commit_result,
+    encode_contradiction,
     encode_forget_result,
     encode_health_status,
     encode_insight,
@@ -297,6 +300,36 @@ def tombstone(id: str, request: Request, caller: Caller = READ) -> Response:
     if found is None:
         raise NotFoundError(f"no tombstone for {id}")
     return _json(encode_tombstone(found))
+
+
+@router.get("/contradictions", response_model=list[ContradictionOut], tags=["consolidate"])
+def find_contradictions(
+    request: Request,
+    entity_id: Optional[str] = None,
+    threshold: Optional[float] = None,
+    limit: Optional[int] = None,
+    caller: Caller = READ,
+) -> Response:
+    """Candidate contradictions: similar memories of one entity whose texts look opposed."""
+    with _store(request, caller) as engine:
+        found = engine.find_contradictions(
+            entity_id=entity_id,
+            **_optional("threshold", threshold),
+            **_optional("limit", limit),
+        )
+        return _json([encode_contradiction(candidate) for candidate in found])
+
+
+@router.post(
+    "/contradictions/confirm", response_model=MemoryOut, tags=["consolidate"], responses=NOT_FOUND
+)
+def confirm_contradiction(
+    body: ConfirmContradictionRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Records a confirmed contradiction: a ``contradicts`` edge (``link``) or a revision of the
+    older memory that replaces the newer (``revise``)."""
+    with _store(request, caller) as engine:
+        return _json(encode_memory(engine.confirm_contradiction(**_given(body))))
 
 
 @router.post("/reflect", response_model=ReflectResultOut, tags=["reflect"])

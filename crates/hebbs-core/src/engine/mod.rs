@@ -15,6 +15,7 @@ mod forget;
 mod health;
 pub(crate) mod input;
 mod list;
+mod nearest;
 mod rebuild;
 mod recovery;
 mod revise;
