@@ -19,13 +19,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fake_llm import start  # noqa: E402
-
-from hebbs import Hebbs  # noqa: E402
-from hebbs.llm import OfflineProvider, OpenAIProvider  # noqa: E402
-from hebbs.reflect import pipeline  # noqa: E402
-from hebbs.reflect.cluster import adjusted_rand_index, cluster, normalise  # noqa: E402
-from hebbs.reflect.gather import cluster_views, gather  # noqa: E402
+from fake_llm import start
+from hebbs import Hebbs
+from hebbs.llm import OfflineProvider, OpenAIProvider
+from hebbs.reflect import pipeline
+from hebbs.reflect.cluster import adjusted_rand_index, cluster, normalise
+from hebbs.reflect.gather import cluster_views, gather
 
 DIM = 384
 SUBJECTS = [

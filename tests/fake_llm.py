@@ -11,6 +11,7 @@ its time, path, headers and body; ``max_in_flight`` is the most requests it serv
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -72,7 +73,7 @@ def _text_of(path: str, body: dict[str, Any]) -> tuple[str, str]:
     if path.endswith("/messages"):
         return body.get("system", ""), body["messages"][-1]["content"]
     system = body["messages"][0]["content"]
-    user = [m for m in body["messages"] if m["role"] == "user"][0]["content"]
+    user = next(m for m in body["messages"] if m["role"] == "user")["content"]
     return system, user
 
 
@@ -96,10 +97,8 @@ def start() -> FakeLLM:
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.end_headers()
-            try:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))

@@ -41,7 +41,8 @@ def test_prepare_and_commit(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     _fill(cli)
     session = cli("reflect-prepare", "--json").json()
     cluster = session["clusters"][0]
-    assert cluster["prompt"] and cluster["system"]
+    assert cluster["prompt"]
+    assert cluster["system"]
     sources = [m["id"] for m in cluster["memories"]]
     answer = json.dumps([{"content": "Hosted insight", "sources": sources, "confidence": 0.5}])
     monkeypatch.setattr("sys.stdin", io.StringIO(answer))
@@ -85,4 +86,5 @@ def test_dedup_and_contradictions_on_the_command_line(cli: Cli) -> None:
     assert run.code == EXIT_OK, run.err
     assert run.json()["kind"] == "revision"
     bad = cli("remember", "x", "--dedup-threshold", "3")
-    assert bad.code == EXIT_USAGE and "--dedup-threshold" in bad.err
+    assert bad.code == EXIT_USAGE
+    assert "--dedup-threshold" in bad.err

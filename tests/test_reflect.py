@@ -133,12 +133,14 @@ def test_offline_reflect_stores_insights_with_edges_and_honours_the_cursor(mem: 
     by_topic = {("coffee" if "milk" in i.memory.content else "deploy"): i for i in insights}
     coffee = by_topic["coffee"]
     assert coffee.memory.kind == hebbs.MemoryKind.INSIGHT
-    assert "oat" in coffee.memory.content and "milk" in coffee.memory.content
+    assert "oat" in coffee.memory.content
+    assert "milk" in coffee.memory.content
     assert set(coffee.source_ids) == {m.id_hex for m in sources[4:]}
     edges = mem._native.edges(coffee.memory.id)
     assert {e.edge_type for e in edges} == {hebbs.EdgeType.INSIGHT_FROM}
     assert {e.target.hex() for e in edges} == set(coffee.source_ids)
-    assert 0 < coffee.confidence <= 1 and not coffee.stale
+    assert 0 < coffee.confidence <= 1
+    assert not coffee.stale
     assert coffee.memory.importance == pytest.approx(importance([0.5] * 4, coffee.confidence))
     assert mem.reflect() == hebbs.ReflectResult(0, 0, 0, 0), "the cursor skips what was read"
     for text in MORE_COFFEE:
@@ -215,7 +217,8 @@ def test_prepare_and_commit_round_trip(mem: Hebbs) -> None:
     cluster_ = session.clusters[0]
     ids = [m.id_hex for m in cluster_.memories]
     assert all(i in cluster_.prompt for i in ids), "the prompt cites memories by id"
-    assert "insights" in cluster_.prompt and cluster_.system
+    assert "insights" in cluster_.prompt
+    assert cluster_.system
     with pytest.raises(InvalidValueError) as caught:
         mem.reflect_commit(
             session.session_id,
@@ -261,5 +264,6 @@ def test_the_background_trigger_reflects_off_the_write_path(
         while trigger.runs == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert trigger.runs >= 1
-        assert trigger.last_result is not None and trigger.last_result.insights_created == 2
+        assert trigger.last_result is not None
+        assert trigger.last_result.insights_created == 2
         assert len(engine.insights()) == 2

@@ -40,6 +40,7 @@ from hebbs.errors import (
     VectorIndexError,
     _deprecated_alias,
 )
+from hebbs.index import IndexResult
 from hebbs.reflect import CommitResult, Insight, PreparedCluster, ReflectResult, ReflectSession
 from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (
@@ -82,6 +83,7 @@ __all__ = [
     "HebbsClient",
     "HebbsError",
     "HebbsIOError",
+    "IndexResult",
     "Insight",
     "InternalError",
     "InvalidInputError",

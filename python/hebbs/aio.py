@@ -116,6 +116,7 @@ class AsyncHebbs:
     list_orphans = _in_thread(Hebbs.list_orphans)
     list_memories = _in_thread(Hebbs.list_memories)
     subscribe = _in_thread_then(Hebbs.subscribe, _async_subscription)
+    index_documents = _in_thread(Hebbs.index_documents)
     find_contradictions = _in_thread(Hebbs.find_contradictions)
     confirm_contradiction = _in_thread(Hebbs.confirm_contradiction)
     reflect = _in_thread(Hebbs.reflect)

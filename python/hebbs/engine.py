@@ -56,6 +56,7 @@ from hebbs.api import (
     GetRequest,
     IdRequest,
     IdsRequest,
+    IndexDocumentsRequest,
     InsightsRequest,
     ListMemoriesRequest,
     ListRequest,
@@ -84,6 +85,8 @@ from hebbs.consolidate.constants import (
 from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
+from hebbs.index import IndexResult
+from hebbs.index import pipeline as index_pipeline
 from hebbs.llm import LLMProvider, provider_from_env
 from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
 from hebbs.reflect import agent as reflect_agent
@@ -631,6 +634,20 @@ class Hebbs:
         )
         self._native.forget(ids=[newer.id])
         return revision
+
+    def index_documents(
+        self, paths: Sequence[str | os.PathLike[str]], progress: bool | None = None
+    ) -> IndexResult:
+        """Indexes Markdown and text files, or folders of them (``.md``, ``.markdown``,
+        ``.txt``): one ``document`` memory per file and a ``proposition`` memory per
+        statement, extracted by :attr:`llm` (offline: sentence segmentation and rule-based
+        entities), each with its main entity as ``entity_id`` (normalised), a role triple in
+        ``context`` and ``related_to`` / ``caused_by`` / ``followed_by`` edges. Incremental:
+        unchanged files cost a hash, changed files replace only their changed sections, files
+        gone from an indexed folder are forgotten. ``progress`` shows a bar (default: when
+        stderr is a terminal). See ``docs/indexing.md``."""
+        request = parse(IndexDocumentsRequest, locals())
+        return index_pipeline.index_documents(self, self.llm, request.paths, request.progress)
 
     @property
     def llm(self) -> LLMProvider:

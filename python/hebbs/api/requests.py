@@ -278,6 +278,11 @@ class ReflectCommitRequest(Request):
     insights: list[CommitInsight]
 
 
+class IndexDocumentsRequest(Request):
+    paths: list[PathField]
+    progress: Optional[Flag] = None
+
+
 class FindContradictionsRequest(Request):
     entity_id: Optional[Text] = None
     threshold: Fraction = DEFAULT_CONTRADICTION_SIMILARITY

@@ -97,6 +97,7 @@ def build_parser() -> CliParser:
     _add_prime(commands)
     _add_sessions(commands)
     _add_reflection(commands)
+    _add_index(commands)
     _add_demo(commands)
     _add_serve(commands)
     _add_keys(commands)
@@ -352,6 +353,14 @@ def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
     _add_limit(sub)
     _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
     _add_list(commands)
+
+
+def _add_index(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "index", "index Markdown and text files or folders (--db only)", remote=False
+    )
+    sub.add_argument("paths", metavar="PATH", nargs="+", help="a file or a folder")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _add_reflection(commands: argparse._SubParsersAction[CliParser]) -> None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands, lifecycle, reflection, server
+from hebbs.cli import commands, indexing, lifecycle, reflection, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
@@ -114,6 +114,7 @@ FIELD_FLAGS: Final = {
     "older_id": "OLDER",
     "newer_id": "NEWER",
     "resolution": "--resolution",
+    "paths": "PATH",
 }
 #: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {
@@ -175,6 +176,8 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return server.serve(args, database_path(args))
     if command == "keys":
         return server.keys(args, database_path(args))
+    if command == "index":
+        return indexing.index(args)
     run = DATABASE_COMMANDS[command](args)
     with opened(locate(args)) as store:
         return run(store)

@@ -195,6 +195,7 @@ class AsyncHebbsClient:
     list_orphans = _sent(Operations.list_orphans)
     list_memories = _sent(Operations.list_memories)
     subscribe = _streamed(Operations.subscribe)
+    index_documents = _sent(Operations.index_documents)
     find_contradictions = _sent(Operations.find_contradictions)
     confirm_contradiction = _sent(Operations.confirm_contradiction)
     reflect = _sent(Operations.reflect)

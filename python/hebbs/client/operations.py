@@ -10,6 +10,7 @@ checks the arguments with the shared request models (so bad input raises the emb
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -79,6 +80,7 @@ from hebbs.consolidate.constants import (
 )
 from hebbs.engine import KindLike, StrategyLike
 from hebbs.errors import InvalidTypeError, RemoteUnsupportedError
+from hebbs.index import IndexResult
 from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
 from hebbs.reflect.constants import (
     DEFAULT_MIN_CLUSTER_SIZE,
@@ -485,6 +487,13 @@ class Operations:
         """The server's store: serving state, version, memory count, uptime
         (``GET /v1/health``)."""
         return Call("GET", "/v1/health", HealthStatus.from_dict)
+
+    def index_documents(
+        self, paths: Sequence[str | os.PathLike[str]], progress: bool | None = None
+    ) -> Call[IndexResult]:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (indexing reads files
+        of this machine; run it where the store is, or ``hebbs index`` with ``--db``)."""
+        raise _in_process_only("index_documents")
 
     def optimize(self) -> Call[None]:
         """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (the server runs the

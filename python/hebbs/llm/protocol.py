@@ -15,7 +15,7 @@ T = TypeVar("T", bound=BaseModel)
 class LLMTask:
     """One structured question.
 
-    ``name`` says what is asked (``reflect.propose``, ``reflect.validate``);
+    ``name`` says what is asked (``reflect.propose``, ``reflect.validate``, ``index.extract``);
     ``system`` and ``prompt`` are what a model reads; ``data`` is the same question as plain
     values, which the offline provider answers without a model.
     """
