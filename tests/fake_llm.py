@@ -2,7 +2,8 @@
 ``POST /v1/chat/completions`` (OpenAI-compatible) and ``POST /v1/messages`` (Anthropic).
 
 By default it plays a model: to a proposal prompt it answers one insight citing every memory
-label it reads (``[m1] ...``), to a validation prompt it accepts every proposal. ``script``
+label it reads (``[m1] ...``), to a validation prompt it accepts every proposal, to an indexing
+prompt one proposition per section. ``script``
 queues behaviours for the next requests, one each: ``("status", code, headers)``, ``("slow",
 seconds)``, ``("malformed",)`` (an answer that is not the schema's JSON), ``("text", body)``
 (HTTP 200 with a body that is not JSON) or ``("answer", dict)``. Every request is recorded with
@@ -51,8 +52,25 @@ class FakeLLM:
         self.server.server_close()
 
 
+_SECTION = re.compile(
+    r"^\[section (\d+)\] [^\n]*\n(.*?)(?=\n\n\[section |\n\nAnswer as)", re.M | re.S
+)
+
+
 def model_answer(system: str, prompt: str) -> dict[str, Any]:
-    """What the fake model answers to one of reflection's prompts."""
+    """What the fake model answers to one of reflection's or indexing's prompts (indexing: one
+    proposition per section, its text upper-cased, its first word the main entity)."""
+    if prompt.startswith("Sections:"):
+        propositions = [
+            {
+                "section": int(i),
+                "text": text.upper(),
+                "entities": [text.split()[0]],
+                "main_entity": text.split()[0],
+            }
+            for i, text in _SECTION.findall(prompt)
+        ]
+        return {"propositions": propositions, "relations": []}
     if "Proposals:" in prompt:
         count = len(re.findall(r"^\d+\. ", prompt, re.MULTILINE))
         return {"verdicts": [{"index": i, "verdict": "accepted"} for i in range(count)]}

@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 
 import hebbs
+from fake_llm import start
 from hebbs import Hebbs
 from hebbs.cli.errors import EXIT_OK
+from hebbs.embedder import Embedder
 from hebbs.index.extract import normalise_entity, offline_extract
 from hebbs.index.parse import sections_of
+from hebbs.llm import OpenAIProvider
 from test_cli import Cli, cli, db
 
 __all__ = ["cli", "db"]
@@ -155,3 +158,22 @@ def test_the_offline_extractor_rules() -> None:
     assert answer["relations"] == [{"source": 1, "target": 0, "type": "followed_by"}]
     sections = sections_of(Path("x.md"), "# A\n\npara one.\n\n## B\n\n- item\n\n```\ncode\n```\n")
     assert [(s.heading, s.text) for s in sections] == [("A", "para one."), ("A / B", "item")]
+
+
+def test_indexing_with_a_provider_makes_one_call_per_file(
+    tmp_path: Path, embedder: Embedder, corpus: Path
+) -> None:
+    fake = start()
+    try:
+        provider = OpenAIProvider(base_url=fake.url, model="m", backoff=0.01)
+        with Hebbs.open(tmp_path / "db", embedder=embedder, llm=provider) as engine:
+            result = engine.index_documents([corpus], progress=False)
+            assert result.llm_calls == 2
+            assert result.propositions == 6, "one per section, as the fake model answers"
+            texts = {p.content for p in _propositions(engine)}
+            assert "GLOBEX RENEWED AFTER THE DISCOUNT." in texts
+            assert {p.entity_id for p in _propositions(engine)} >= {"globex", "initech"}
+            prompt = fake.seen[0].body["messages"][-1]["content"]
+            assert prompt.startswith("Sections:")
+    finally:
+        fake.close()
