@@ -671,7 +671,7 @@ class Hebbs:
     ) -> ReflectResult:
         """Consolidates the scope's new memories into insights.
 
-        Reads the episodes (and live revisions) of ``entity_id`` (or of the whole store) stored
+        Reads the episodes, live revisions and indexed propositions of ``entity_id`` (or of the whole store) stored
         after the scope's reflection cursor, created at or after ``since`` when given, at most
         ``max_memories``; clusters them; for each cluster of at least ``min_cluster_size`` asks
         :attr:`llm` for insights and validates them against their sources; stores the accepted

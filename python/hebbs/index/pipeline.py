@@ -144,9 +144,12 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
                     relations.append((source, target, relation.type))
     title = title_of(path, sections, text)
     base = time.time_ns() // 1000
+    opening = f"{title}\n\n{text[:DOCUMENT_MEMORY_CHARS]}".strip()
     items: list[dict[str, Any]] = [
         {
-            "content": f"{title}\n\n{text[:DOCUMENT_MEMORY_CHARS]}".strip(),
+            "content": opening,
+            # Embedded on its own: in the propositions' batch its length would pad them all.
+            "embedding": engine._embed([opening], query=False)[0],
             "kind": MemoryKind.DOCUMENT,
             "context": {"path": str(path), "sha256": digest, "title": title},
             "created_at": base,

@@ -1,5 +1,5 @@
-"""Reading what a reflect works on: the scope's memories after its cursor (episodes and live
-revisions, oldest first, at most ``max_memories``), their embeddings, and the clusters they make,
+"""Reading what a reflect works on: the scope's memories after its cursor (episodes, live
+revisions and indexed propositions, oldest first, at most ``max_memories``), their embeddings, and the clusters they make,
 each as a :class:`~.prompts.ClusterView` with its members most central first and the existing
 insights nearest to it."""
 
@@ -17,8 +17,9 @@ from .constants import MAX_PROMPT_INSIGHTS, MAX_PROMPT_MEMORIES
 from .prompts import ClusterView, ExistingInsight, Member
 from .state import Cursor, read_cursor
 
-#: The kinds a reflect reads: what happened, not what was derived or imported from documents.
-REFLECTED_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.REVISION})
+#: The kinds a reflect reads: statements (what happened, what documents say), not what was
+#: derived from them (insights) nor whole documents.
+REFLECTED_KINDS = frozenset({MemoryKind.EPISODE, MemoryKind.REVISION, MemoryKind.PROPOSITION})
 
 
 @dataclass(frozen=True)
