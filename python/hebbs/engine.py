@@ -671,12 +671,13 @@ class Hebbs:
     ) -> ReflectResult:
         """Consolidates the scope's new memories into insights.
 
-        Reads the episodes, live revisions and indexed propositions of ``entity_id`` (or of the whole store) stored
-        after the scope's reflection cursor, created at or after ``since`` when given, at most
-        ``max_memories``; clusters them; for each cluster of at least ``min_cluster_size`` asks
-        :attr:`llm` for insights and validates them against their sources; stores the accepted
-        ones (confidence at least ``min_confidence``) as ``insight`` memories with
-        ``insight_from`` edges to each source; moves the cursor. See ``docs/reflection.md``.
+        Reads the episodes, live revisions and indexed propositions of ``entity_id`` (or of the
+        whole store) stored after the scope's reflection cursor, created at or after ``since``
+        when given, at most ``max_memories``; clusters them; for each cluster of at least
+        ``min_cluster_size`` asks :attr:`llm` for insights and validates them against their
+        sources; stores the accepted ones (confidence at least ``min_confidence``) as
+        ``insight`` memories with ``insight_from`` edges to each source; moves the cursor. See
+        ``docs/reflection.md``.
         Raises :class:`~hebbs.errors.LLMError` when the provider fails (the cursor stays).
         """
         request = parse(ReflectRequest, locals())

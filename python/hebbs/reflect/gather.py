@@ -1,7 +1,7 @@
 """Reading what a reflect works on: the scope's memories after its cursor (episodes, live
-revisions and indexed propositions, oldest first, at most ``max_memories``), their embeddings, and the clusters they make,
-each as a :class:`~.prompts.ClusterView` with its members most central first and the existing
-insights nearest to it."""
+revisions and indexed propositions, oldest first, at most ``max_memories``), their embeddings,
+and the clusters they make, each as a :class:`~.prompts.ClusterView` with its members most
+central first and the existing insights nearest to it."""
 
 from __future__ import annotations
 
