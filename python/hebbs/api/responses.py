@@ -160,12 +160,8 @@ class ContradictionOut(Out):
 
 
 def encode_contradiction(candidate: ContradictionCandidate) -> JsonObject:
-    return {
-        "older": encode_memory(candidate.older),
-        "newer": encode_memory(candidate.newer),
-        "similarity": candidate.similarity,
-        "reason": candidate.reason,
-    }
+    older, newer = encode_memory(candidate.older), encode_memory(candidate.newer)
+    return {**candidate.to_dict(), "older": older, "newer": newer}
 
 
 class ReflectResultOut(Out):
@@ -203,37 +199,19 @@ class CommitResultOut(Out):
 
 
 def encode_insight(insight: Insight) -> JsonObject:
-    return {
-        "memory": encode_memory(insight.memory),
-        "confidence": insight.confidence,
-        "source_ids": list(insight.source_ids),
-        "stale": insight.stale,
-    }
+    return {**insight.to_dict(), "memory": encode_memory(insight.memory)}
 
 
 def encode_reflect_session(session: ReflectSession) -> JsonObject:
-    return {
-        "session_id": session.session_id,
-        "expires_at": session.expires_at,
-        "entity_id": session.entity_id,
-        "clusters": [
-            {
-                "index": cluster.index,
-                "memories": encode_memories(cluster.memories),
-                "system": cluster.system,
-                "prompt": cluster.prompt,
-            }
-            for cluster in session.clusters
-        ],
-        "memories_processed": session.memories_processed,
-    }
+    clusters = [
+        {**cluster.to_dict(), "memories": encode_memories(cluster.memories)}
+        for cluster in session.clusters
+    ]
+    return {**session.to_dict(), "clusters": clusters}
 
 
 def encode_commit_result(result: CommitResult) -> JsonObject:
-    return {
-        "insights_created": result.insights_created,
-        "insights": encode_memories(result.insights),
-    }
+    return {**result.to_dict(), "insights": encode_memories(result.insights)}
 
 
 def encode_memory(memory: Memory) -> JsonObject:

@@ -30,6 +30,11 @@ if TYPE_CHECKING:
     from hebbs.cli.store import Store
 
 
+def _listing(key: str, entries: list[fmt.JsonObject], lines: list[str]) -> CommandOutput:
+    """``{key: entries}`` with ``--json``, else the lines (or ``no <key>``)."""
+    return CommandOutput({key: entries}, "\n".join(lines) if lines else f"no {key}")
+
+
 def reflect(args: argparse.Namespace) -> Run:
     """Consolidates new memories into insights; prints the four counts."""
     given = request(
@@ -71,23 +76,23 @@ def insights(args: argparse.Namespace) -> Run:
             min_confidence=given.min_confidence,
             include_stale=given.include_stale,
         )
-        payload: fmt.JsonObject = {
-            "insights": [
+        return _listing(
+            "insights",
+            [
                 {
-                    "memory": fmt.memory_json(insight.memory),
-                    "confidence": insight.confidence,
-                    "source_ids": insight.source_ids,
-                    "stale": insight.stale,
+                    "memory": fmt.memory_json(i.memory),
+                    "confidence": i.confidence,
+                    "source_ids": i.source_ids,
+                    "stale": i.stale,
                 }
-                for insight in found
-            ]
-        }
-        lines = [
-            f"{i.memory.id_hex}  {i.confidence:.2f}  {len(i.source_ids)} sources"
-            f"{'  STALE' if i.stale else ''}  {i.memory.content}"
-            for i in found
-        ]
-        return CommandOutput(payload, "\n".join(lines) if lines else "no insights")
+                for i in found
+            ],
+            [
+                f"{i.memory.id_hex}  {i.confidence:.2f}  {len(i.source_ids)} sources"
+                f"{'  STALE' if i.stale else ''}  {i.memory.content}"
+                for i in found
+            ],
+        )
 
     return run
 
@@ -158,8 +163,9 @@ def contradictions(args: argparse.Namespace) -> Run:
         found = engine.find_contradictions(
             entity_id=given.entity_id, threshold=given.threshold, limit=given.limit
         )
-        payload: fmt.JsonObject = {
-            "contradictions": [
+        return _listing(
+            "contradictions",
+            [
                 {
                     "older": fmt.memory_json(c.older),
                     "newer": fmt.memory_json(c.newer),
@@ -167,14 +173,13 @@ def contradictions(args: argparse.Namespace) -> Run:
                     "reason": c.reason,
                 }
                 for c in found
-            ]
-        }
-        lines = [
-            f"{c.similarity:.2f} {c.reason}\n  {c.older.id_hex}  {c.older.content}\n"
-            f"  {c.newer.id_hex}  {c.newer.content}"
-            for c in found
-        ]
-        return CommandOutput(payload, "\n".join(lines) if lines else "no contradictions")
+            ],
+            [
+                f"{c.similarity:.2f} {c.reason}\n  {c.older.id_hex}  {c.older.content}\n"
+                f"  {c.newer.id_hex}  {c.newer.content}"
+                for c in found
+            ],
+        )
 
     return run
 
