@@ -16,6 +16,8 @@ from typing import Any, Callable, TypeVar
 
 from hebbs.embedder import Embedder
 from hebbs.engine import Hebbs
+from hebbs.llm import LLMProvider
+from hebbs.reflect.trigger import ReflectTrigger
 from hebbs.subscription import AsyncSubscription, Subscription
 
 if sys.version_info >= (3, 10):
@@ -91,6 +93,16 @@ class AsyncHebbs:
     def embedder(self) -> Embedder:
         """The embedder, created on first use (see :attr:`Hebbs.embedder`)."""
         return self._engine.embedder
+
+    @property
+    def llm(self) -> LLMProvider:
+        """The LLM provider of :meth:`reflect` (see :attr:`Hebbs.llm`)."""
+        return self._engine.llm
+
+    @property
+    def reflect_trigger(self) -> ReflectTrigger | None:
+        """The background reflection, when ``open`` started one."""
+        return self._engine.reflect_trigger
 
     @property
     def closed(self) -> bool:

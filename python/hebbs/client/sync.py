@@ -18,6 +18,8 @@ from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_tim
 from hebbs.client.sse import EventParser, stream_error, subscription_id
 from hebbs.client.subscription import RemoteSubscription
 from hebbs.errors import ClosedError, RemoteUnsupportedError
+from hebbs.llm import LLMProvider
+from hebbs.reflect.trigger import ReflectTrigger
 
 if sys.version_info >= (3, 10):
     from typing import Concatenate, ParamSpec
@@ -109,6 +111,17 @@ class HebbsClient:
         """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (the server embeds
         with its store's embedder)."""
         raise RemoteUnsupportedError("the embedder runs on the server: open hebbs.Hebbs for it")
+
+    @property
+    def llm(self) -> LLMProvider:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (the server reflects
+        with the provider its environment configures)."""
+        raise RemoteUnsupportedError("the LLM provider is the server's: see HEBBS_LLM_PROVIDER")
+
+    @property
+    def reflect_trigger(self) -> ReflectTrigger | None:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError`."""
+        raise RemoteUnsupportedError("the background reflection runs in-process only")
 
     @property
     def closed(self) -> bool:

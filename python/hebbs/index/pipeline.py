@@ -71,6 +71,8 @@ def files_of(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
     files: list[Path] = []
     folders: list[Path] = []
     for index, given in enumerate(paths):
+        if not given.strip():
+            raise invalid(f"paths[{index}]", "must not be empty")
         path = Path(given).expanduser().resolve()
         if path.is_dir():
             folders.append(path)

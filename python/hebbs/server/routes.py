@@ -72,7 +72,14 @@ from hebbs.errors import NotFoundError
 from hebbs.server.auth import Caller, require
 from hebbs.server.errors import not_ready
 from hebbs.server.metrics import CONTENT_TYPE
-from hebbs.server.openapi import KEYED_ERRORS, NOT_FOUND, NOT_READY, SUBSCRIBE_EVENT, stream
+from hebbs.server.openapi import (
+    KEYED_ERRORS,
+    LLM_FAILURE,
+    NOT_FOUND,
+    NOT_READY,
+    SUBSCRIBE_EVENT,
+    stream,
+)
 from hebbs.subscription import AsyncSubscription
 
 #: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
@@ -332,7 +339,7 @@ def confirm_contradiction(
         return _json(encode_memory(engine.confirm_contradiction(**_given(body))))
 
 
-@router.post("/reflect", response_model=ReflectResultOut, tags=["reflect"])
+@router.post("/reflect", response_model=ReflectResultOut, tags=["reflect"], responses=LLM_FAILURE)
 def reflect(body: ReflectRequest, request: Request, caller: Caller = WRITE) -> Response:
     """Consolidates the scope's new memories into insights with the server's LLM provider
     (offline unless the server's environment configures one); 502 if the provider fails."""
@@ -368,7 +375,13 @@ def reflect_prepare(
         return _json(encode_reflect_session(engine.reflect_prepare(**_given(body))))
 
 
-@router.post("/reflect/commit", status_code=201, response_model=CommitResultOut, tags=["reflect"])
+@router.post(
+    "/reflect/commit",
+    status_code=201,
+    response_model=CommitResultOut,
+    tags=["reflect"],
+    responses=NOT_FOUND,
+)
 def reflect_commit(
     body: ReflectCommitRequest, request: Request, caller: Caller = WRITE
 ) -> Response:
