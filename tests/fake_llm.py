@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: Seconds between the server's checks for shutdown (``close`` waits up to this long).
+POLL_S = 0.02
+
 _LABEL = re.compile(r"^\[([^\]]+)\] ", re.MULTILINE)
 
 
@@ -155,5 +158,5 @@ def start() -> FakeLLM:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     fake = FakeLLM(server)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL_S,), daemon=True).start()
     return fake
