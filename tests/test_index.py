@@ -177,3 +177,19 @@ def test_indexing_with_a_provider_makes_one_call_per_file(
             assert prompt.startswith("Sections:")
     finally:
         fake.close()
+
+
+def test_analogical_recall_matches_the_role_triples(mem: Hebbs, corpus: Path) -> None:
+    mem.index_documents([corpus / "launch.md"], progress=False)
+    output = mem.recall(
+        "a vendor lowered what it charges",
+        strategies=["analogical"],
+        cue_context={"entities": ["cloudvault"], "action": "cut", "outcome": "prices"},
+        analogical_alpha=0.3,
+        top_k=3,
+    )
+    best = output.results[0]
+    assert best.memory.content == "Then cloudvault cut prices by 20%."
+    detail = best.strategy_details[0]
+    assert detail.structural_similarity is not None
+    assert detail.structural_similarity > 0.5
