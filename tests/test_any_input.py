@@ -128,8 +128,41 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "embedding": vector(2),
                 "session_id": "s2",
                 "kind": "episode",
+                "dedup": False,
+                "dedup_threshold": 0.9,
             },
         ),
+        "reflect": (
+            mem.reflect,
+            {
+                "entity_id": "acme",
+                "since": None,
+                "max_memories": 10,
+                "min_cluster_size": 3,
+                "min_confidence": 0.3,
+            },
+        ),
+        "insights": (
+            mem.insights,
+            {"entity_id": None, "min_confidence": 0.0, "include_stale": False},
+        ),
+        "reflect_prepare": (
+            mem.reflect_prepare,
+            {"entity_id": "acme", "max_memories": 10, "min_cluster_size": 3, "ttl": 60.0},
+        ),
+        "reflect_commit": (
+            mem.reflect_commit,
+            {"session_id": mem.reflect_prepare(entity_id="acme").session_id, "insights": []},
+        ),
+        "find_contradictions": (
+            mem.find_contradictions,
+            {"entity_id": "acme", "threshold": 0.7, "limit": 10},
+        ),
+        "confirm_contradiction": (
+            mem.confirm_contradiction,
+            {"older_id": memory.id, "newer_id": store.other.id, "resolution": "link"},
+        ),
+        "index_documents": (mem.index_documents, {"paths": [], "progress": False}),
         "get": (mem.get, {"id": memory.id, "include_embedding": False}),
         "recall": (
             mem.recall,
@@ -230,8 +263,20 @@ CASES = [
     ("remember", p)
     for p in (
         "content", "importance", "context", "entity_id", "edges", "created_at", "embedding",
-        "session_id", "kind",
+        "session_id", "kind", "dedup", "dedup_threshold",
     )
+] + [
+    ("reflect", p)
+    for p in ("entity_id", "since", "max_memories", "min_cluster_size", "min_confidence")
+] + [
+    ("reflect_prepare", p) for p in ("entity_id", "max_memories", "min_cluster_size", "ttl")
+] + [
+    ("insights", "entity_id"), ("insights", "min_confidence"), ("insights", "include_stale"),
+    ("reflect_commit", "session_id"), ("reflect_commit", "insights"),
+    ("find_contradictions", "entity_id"), ("find_contradictions", "threshold"),
+    ("find_contradictions", "limit"), ("confirm_contradiction", "older_id"),
+    ("confirm_contradiction", "newer_id"), ("confirm_contradiction", "resolution"),
+    ("index_documents", "progress"),
 ] + [
     ("recall", p)
     for p in (
@@ -303,7 +348,12 @@ def test_every_parameter_is_covered(store: Store) -> None:
         assert names == set(kwargs), method
     covered = {(m, p) for m, p in CASES}
     for method, (_, kwargs) in valid_calls(store).items():
-        fixed = {"forget": {"entity_id"}, "subscribe": {"cue"}}.get(method, set())
+        fixed = {
+            "forget": {"entity_id"},
+            "subscribe": {"cue"},
+            # Any value as a path could name a real folder (".") and index it.
+            "index_documents": {"paths"},
+        }.get(method, set())
         assert {(method, p) for p in kwargs if p not in fixed} <= covered, method
 
 
@@ -345,7 +395,8 @@ def test_any_value_as_remember_many_items(store: Store, value: Any) -> None:
 
 OPEN_PARAMETERS = (
     "dimension", "m", "ef_construction", "ef_search", "sync_writes", "auto_forget_floor",
-    "auto_forget_interval", "auto_forget_limit", "embedder",
+    "auto_forget_interval", "auto_forget_limit", "embedder", "llm", "reflect_after_memories",
+    "reflect_interval",
 )  # fmt: skip
 _dirs = itertools.count()
 

@@ -77,6 +77,12 @@ DATA_COMMANDS = (
     ("orphans",),
     ("list",),
     ("mcp",),
+    ("reflect",),
+    ("insights",),
+    ("reflect-prepare",),
+    ("reflect-commit", "s", "[]"),
+    ("contradictions",),
+    ("confirm-contradiction", MISSING_ID, MISSING_ID),
 )
 #: Commands whose subcommands take the flags (``keys create --tenant``).
 NESTED_COMMANDS = ("keys",)
@@ -93,6 +99,8 @@ class Flag:
     bad: tuple[str, ...]
     #: Whether arbitrary values may be tried (not for ``serve``: a valid one starts a server).
     fuzz: bool = True
+    #: What follows a positional's value on the command line (the positionals after it).
+    after: tuple[str, ...] = ()
 
     @property
     def command(self) -> str:
@@ -101,7 +109,7 @@ class Flag:
 
     def argv(self, value: str) -> list[str]:
         if self.flag is None:
-            return [*self.base, "--", value]
+            return [*self.base, "--", value, *self.after]
         return [*self.base, f"{self.flag}={value}"]
 
     def __str__(self) -> str:
@@ -227,7 +235,48 @@ def flags(seed_id: str) -> list[Flag]:
             ("", SURROGATE),
             fuzz=False,  # an arbitrary valid path would be a store in the working directory
         ),
+        Flag(("remember", "x"), "--dedup-threshold", "--dedup-threshold", BAD_FRACTIONS),
+        *reflection_flags(),
         *remote_flags(),
+    ]
+
+
+def reflection_flags() -> list[Flag]:
+    """The flags of reflect, insights, reflect-prepare, reflect-commit, contradictions,
+    confirm-contradiction and index."""
+    found = []
+    for command in ("reflect", "reflect-prepare"):
+        found += [
+            Flag((command,), "--entity-id", "--entity-id", (*BAD_TEXT, "a\x00b")),
+            Flag((command,), "--max-memories", "--max-memories", (*BAD_INTS, "0")),
+            Flag((command,), "--min-cluster-size", "--min-cluster-size", (*BAD_INTS, "0")),
+        ]
+    return [
+        *found,
+        Flag(("reflect",), "--since", "--since", BAD_TIMES),
+        Flag(("reflect-prepare",), "--ttl", "--ttl", BAD_DURATIONS),
+        Flag(("insights",), "--entity-id", "--entity-id", (*BAD_TEXT, "a\x00b")),
+        Flag(("insights",), "--min-confidence", "--min-confidence", BAD_FRACTIONS),
+        Flag(("reflect-commit",), None, "SESSION", BAD_TEXT, after=("[]",)),
+        Flag(
+            ("reflect-commit", "s"),
+            None,
+            "INSIGHTS",
+            ("", "{", "[1]", '[{"content": ""}]', '{"a": 1}', SURROGATE),
+        ),
+        Flag(("contradictions",), "--entity-id", "--entity-id", (*BAD_TEXT, "a\x00b")),
+        Flag(("contradictions",), "--threshold", "--threshold", BAD_FRACTIONS),
+        Flag(("contradictions",), "--limit", "--limit", (*BAD_INTS, "0")),
+        Flag(("confirm-contradiction",), None, "OLDER", BAD_IDS, after=(MISSING_ID,)),
+        Flag(("confirm-contradiction", MISSING_ID), None, "NEWER", BAD_IDS),
+        Flag(
+            ("confirm-contradiction", MISSING_ID, MISSING_ID),
+            "--resolution",
+            "--resolution",
+            ("bogus", "", SURROGATE),
+        ),
+        # Not fuzzed: any value could name a real folder and index it.
+        Flag(("index",), None, "PATH", ("", "/nonexistent/docs", SURROGATE), fuzz=False),
     ]
 
 

@@ -474,7 +474,11 @@ LOOKUPS = {
     ("get", "/v1/memories/{id}/lineage"),
     ("post", "/v1/memories/{id}/edges"),
     ("get", "/v1/tombstones/{id}"),
+    ("post", "/v1/contradictions/confirm"),
+    ("post", "/v1/reflect/commit"),
 }
+#: The operations that call the server's LLM provider (502 when it fails).
+LLM_CALLS = {("post", "/v1/reflect")}
 #: The operations that need no key.
 PUBLIC = {("get", "/v1/health/live"), ("get", "/v1/health/ready")}
 
@@ -498,6 +502,8 @@ def test_openapi_declares_the_errors_the_server_sends(api: Api) -> None:
                 expected.add(413)
             if (method, path) in LOOKUPS:
                 expected.add(404)
+            if (method, path) in LLM_CALLS:
+                expected.add(502)
             if path == "/v1/health/ready":
                 expected.add(503)
             assert failures == expected, (method, path)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from hebbs._native import __version__
 from hebbs.aio import AsyncHebbs
+from hebbs.consolidate import ContradictionCandidate
 from hebbs.engine import Hebbs
 from hebbs.errors import (
     AuthError,
@@ -28,6 +29,7 @@ from hebbs.errors import (
     InvalidInputError,
     InvalidTypeError,
     InvalidValueError,
+    LLMError,
     NotFoundError,
     RateLimitedError,
     RemoteUnsupportedError,
@@ -38,6 +40,8 @@ from hebbs.errors import (
     VectorIndexError,
     _deprecated_alias,
 )
+from hebbs.index import IndexResult
+from hebbs.reflect import CommitResult, Insight, PreparedCluster, ReflectResult, ReflectSession
 from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (
     Edge,
@@ -66,6 +70,8 @@ __all__ = [
     "AsyncSubscription",
     "AuthError",
     "ClosedError",
+    "CommitResult",
+    "ContradictionCandidate",
     "CorruptionError",
     "Edge",
     "EdgeType",
@@ -77,19 +83,25 @@ __all__ = [
     "HebbsClient",
     "HebbsError",
     "HebbsIOError",
+    "IndexResult",
+    "Insight",
     "InternalError",
     "InvalidInputError",
     "InvalidTypeError",
     "InvalidValueError",
+    "LLMError",
     "Memory",
     "MemoryKind",
     "MemoryPage",
     "NotFoundError",
+    "PreparedCluster",
     "PrimeOutput",
     "RateLimitedError",
     "RecallOutput",
     "RecallResult",
     "RecallStrategyConfig",
+    "ReflectResult",
+    "ReflectSession",
     "RememberItem",
     "RemoteUnsupportedError",
     "RerankError",

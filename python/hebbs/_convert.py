@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from hebbs.errors import InvalidInputError, InvalidValueError
 
+#: Bytes of a memory id (a UUIDv7).
+ID_BYTES = 16
+
 
 def invalid(
     field: str, reason: str, error_class: type[InvalidInputError] = InvalidValueError

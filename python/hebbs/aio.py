@@ -16,6 +16,8 @@ from typing import Any, Callable, TypeVar
 
 from hebbs.embedder import Embedder
 from hebbs.engine import Hebbs
+from hebbs.llm import LLMProvider
+from hebbs.reflect.trigger import ReflectTrigger
 from hebbs.subscription import AsyncSubscription, Subscription
 
 if sys.version_info >= (3, 10):
@@ -93,6 +95,16 @@ class AsyncHebbs:
         return self._engine.embedder
 
     @property
+    def llm(self) -> LLMProvider:
+        """The LLM provider of :meth:`reflect` (see :attr:`Hebbs.llm`)."""
+        return self._engine.llm
+
+    @property
+    def reflect_trigger(self) -> ReflectTrigger | None:
+        """The background reflection, when ``open`` started one."""
+        return self._engine.reflect_trigger
+
+    @property
     def closed(self) -> bool:
         """Whether :meth:`close` was called."""
         return self._engine.closed
@@ -116,6 +128,13 @@ class AsyncHebbs:
     list_orphans = _in_thread(Hebbs.list_orphans)
     list_memories = _in_thread(Hebbs.list_memories)
     subscribe = _in_thread_then(Hebbs.subscribe, _async_subscription)
+    index_documents = _in_thread(Hebbs.index_documents)
+    find_contradictions = _in_thread(Hebbs.find_contradictions)
+    confirm_contradiction = _in_thread(Hebbs.confirm_contradiction)
+    reflect = _in_thread(Hebbs.reflect)
+    insights = _in_thread(Hebbs.insights)
+    reflect_prepare = _in_thread(Hebbs.reflect_prepare)
+    reflect_commit = _in_thread(Hebbs.reflect_commit)
     health = _in_thread(Hebbs.health)
     optimize = _in_thread(Hebbs.optimize)
     checkpoint = _in_thread(Hebbs.checkpoint)

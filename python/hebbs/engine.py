@@ -13,7 +13,7 @@ from typing import Any, Callable, Final, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._convert import ID_BYTES, invalid
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
@@ -48,17 +48,25 @@ from hebbs.api import (
     DEFAULT_STRATEGIES,
     AddEdgesRequest,
     ChatContextRequest,
+    CommitInsight,
+    ConfirmContradictionRequest,
+    FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
     GetRequest,
     IdRequest,
     IdsRequest,
+    IndexDocumentsRequest,
+    InsightsRequest,
     ListMemoriesRequest,
     ListRequest,
     OpenRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseRequest,
@@ -67,8 +75,31 @@ from hebbs.api import (
     parse,
     to_scoring_weights,
 )
+from hebbs.consolidate import ContradictionCandidate, contradictions
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_LIMIT,
+    DEFAULT_CONTRADICTION_SCAN,
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+    RESOLUTIONS,
+)
+from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
+from hebbs.index import IndexResult
+from hebbs.index import pipeline as index_pipeline
+from hebbs.llm import LLMProvider, provider_from_env
+from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
+from hebbs.reflect import agent as reflect_agent
+from hebbs.reflect import insights as reflect_insights
+from hebbs.reflect import pipeline as reflect_pipeline
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
+from hebbs.reflect.trigger import ReflectTrigger
 from hebbs.subscription import Subscription
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
@@ -101,12 +132,16 @@ class Hebbs:
         native: NativeEngine,
         embedder: EmbedderLike = None,
         organization: Hebbs | None = None,
+        llm: LLMProvider | None = None,
     ) -> None:
         self._native = native
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
         self._organization = organization
+        self._llm = llm
+        self._reflect_lock = threading.Lock()
+        self._trigger: ReflectTrigger | None = None
 
     @classmethod
     def open(
@@ -123,6 +158,9 @@ class Hebbs:
         auto_forget_interval: float | timedelta | None = None,
         auto_forget_limit: int | None = None,
         organization: str | os.PathLike[str] | None = None,
+        llm: LLMProvider | None = None,
+        reflect_after_memories: int | None = None,
+        reflect_interval: float | timedelta | None = None,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -139,10 +177,18 @@ class Hebbs:
         ``recall(..., include_organization=True)`` then runs the same recall against it in
         parallel and returns its answer as ``organization_memory``. This store never writes to
         it (write with a store opened on that path itself); :meth:`close` closes both.
+
+        ``llm`` is the provider :meth:`reflect` thinks with (a :mod:`hebbs.llm` provider); None
+        reads the environment (:func:`hebbs.llm.provider_from_env`: offline unless
+        ``HEBBS_LLM_PROVIDER`` says otherwise). ``reflect_after_memories`` and / or
+        ``reflect_interval`` start the background reflection: a thread that runs
+        :meth:`reflect` once the store has that many more memories, or that many seconds
+        passed (off the write path; stopped by :meth:`close`).
         """
-        arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder")}
+        arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder", "llm")}
         request = parse(OpenRequest, arguments)
         _check_embedder(embedder)
+        _check_llm(llm)
         native = NativeEngine(
             request.path,
             dimension=request.dimension,
@@ -154,14 +200,19 @@ class Hebbs:
             auto_forget_interval=request.auto_forget_interval,
             auto_forget_limit=request.auto_forget_limit,
         )
-        if request.organization is None:
-            return cls(native, embedder)
-        try:
-            organization_store = cls.open(request.organization, embedder=embedder)
-        except BaseException:
-            native.close()
-            raise
-        return cls(native, embedder, organization_store)
+        organization_store = None
+        if request.organization is not None:
+            try:
+                organization_store = cls.open(request.organization, embedder=embedder)
+            except BaseException:
+                native.close()
+                raise
+        engine = cls(native, embedder, organization=organization_store, llm=llm)
+        if request.reflect_after_memories is not None or request.reflect_interval is not None:
+            engine._trigger = ReflectTrigger(
+                engine, request.reflect_after_memories, request.reflect_interval
+            )
+        return engine
 
     @property
     def embedder(self) -> Embedder:
@@ -195,16 +246,30 @@ class Hebbs:
         embedding: Any = None,
         session_id: str | None = None,
         kind: KindLike | None = None,
+        dedup: bool = False,
+        dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
     ) -> Memory:
         """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
         records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
-        ``episode`` (default) or ``insight``; revisions are made by :meth:`revise`."""
+        ``episode`` (default), ``insight``, ``document`` or ``proposition``; revisions are made
+        by :meth:`revise`.
+
+        With ``dedup``, a live memory of the same entity whose cosine reaches
+        ``dedup_threshold`` and whose content already holds every word and number of
+        ``content`` is returned instead, reinforced (one access recorded), and nothing is
+        stored (see :mod:`hebbs.consolidate.dedup`)."""
         request = parse(RememberRequest, locals())
         vector = (
             request.embedding
             if request.embedding is not None
             else self._embed([request.content], query=False)[0]
         )
+        if request.dedup:
+            found = duplicate_of(
+                self._native, vector, request.content, request.entity_id, request.dedup_threshold
+            )
+            if found is not None:
+                return found
         return self._native.remember(request.content, vector, **_stored_fields(request))
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
@@ -217,6 +282,9 @@ class Hebbs:
         requests = parse(RememberManyRequest, locals()).items
         if not requests:
             return []
+        for index, item in enumerate(requests):
+            if item.dedup:
+                raise invalid(f"items[{index}].dedup", "dedup applies to remember one at a time")
         vectors: list[NDArray[np.float32] | None] = [item.embedding for item in requests]
         missing = [i for i, vector in enumerate(vectors) if vector is None]
         if missing:
@@ -562,6 +630,152 @@ class Hebbs:
         vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
         return vector
 
+    def find_contradictions(
+        self,
+        entity_id: str | None = None,
+        threshold: float = DEFAULT_CONTRADICTION_SIMILARITY,
+        limit: int = DEFAULT_CONTRADICTION_LIMIT,
+    ) -> list[ContradictionCandidate]:
+        """Candidate contradictions for an LLM or an agent to judge: pairs of live memories of
+        one entity (``entity_id``'s, or each entity's) whose cosine reaches ``threshold`` and
+        whose texts look opposed (a negation, an antonym pair, other numbers), most similar
+        first, at most ``limit``. Confirm one with :meth:`confirm_contradiction`."""
+        request = parse(FindContradictionsRequest, locals())
+        return contradictions.find(
+            self._native,
+            request.entity_id,
+            request.threshold,
+            DEFAULT_CONTRADICTION_SCAN,
+            request.limit,
+        )
+
+    def confirm_contradiction(
+        self, older_id: MemoryIdLike, newer_id: MemoryIdLike, resolution: str = "link"
+    ) -> Memory:
+        """Records that ``newer_id`` contradicts ``older_id``: ``"link"`` adds a
+        ``contradicts`` edge from the newer memory to the older and returns the newer;
+        ``"revise"`` revises the older memory with the newer one's content, importance and
+        context, forgets the newer, and returns the revision."""
+        request = parse(ConfirmContradictionRequest, locals())
+        if request.resolution not in RESOLUTIONS:
+            raise invalid("resolution", f"expected one of {', '.join(RESOLUTIONS)}")
+        older_id = _id_bytes(request.older_id, "older_id")
+        newer_id = _id_bytes(request.newer_id, "newer_id")
+        older, newer = self._native.get(older_id), self._native.get(newer_id)
+        if older.id == newer.id:
+            raise invalid("newer_id", "is the same memory as older_id")
+        if request.resolution == "link":
+            return contradictions.link(self._native, older.id, newer.id)
+        revision = self.revise(
+            request.older_id,
+            content=newer.content,
+            importance=newer.importance,
+            context=newer.context or None,
+        )
+        self._native.forget(ids=[newer.id])
+        return revision
+
+    def index_documents(
+        self, paths: Sequence[str | os.PathLike[str]], progress: bool | None = None
+    ) -> IndexResult:
+        """Indexes Markdown and text files, or folders of them (``.md``, ``.markdown``,
+        ``.txt``): one ``document`` memory per file and a ``proposition`` memory per
+        statement, extracted by :attr:`llm` (offline: sentence segmentation and rule-based
+        entities), each with its main entity as ``entity_id`` (normalised), a role triple in
+        ``context`` and ``related_to`` / ``caused_by`` / ``followed_by`` edges. Incremental:
+        unchanged files cost a hash, changed files replace only their changed sections, files
+        gone from an indexed folder are forgotten. ``progress`` shows a bar (default: when
+        stderr is a terminal). See ``docs/indexing.md``."""
+        request = parse(IndexDocumentsRequest, locals())
+        return index_pipeline.index_documents(self, self.llm, request.paths, request.progress)
+
+    @property
+    def llm(self) -> LLMProvider:
+        """The LLM provider of :meth:`reflect`, from the environment when none was given."""
+        if self._llm is None:
+            self._llm = provider_from_env()
+        return self._llm
+
+    @property
+    def reflect_trigger(self) -> ReflectTrigger | None:
+        """The background reflection, when ``open`` started one."""
+        return self._trigger
+
+    def reflect(
+        self,
+        entity_id: str | None = None,
+        since: TimestampLike | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    ) -> ReflectResult:
+        """Consolidates the scope's new memories into insights.
+
+        Reads the episodes, live revisions and indexed propositions of ``entity_id`` (or of the
+        whole store) stored after the scope's reflection cursor, created at or after ``since``
+        when given, at most ``max_memories``; clusters them; for each cluster of at least
+        ``min_cluster_size`` asks :attr:`llm` for insights and validates them against their
+        sources; stores the accepted ones (confidence at least ``min_confidence``) as
+        ``insight`` memories with ``insight_from`` edges to each source; moves the cursor. See
+        ``docs/reflection.md``.
+        Raises :class:`~hebbs.errors.LLMError` when the provider fails (the cursor stays).
+        """
+        request = parse(ReflectRequest, locals())
+        with self._reflect_lock:
+            return reflect_pipeline.reflect(
+                self,
+                self.llm,
+                entity_id=request.entity_id,
+                since=request.since,
+                max_memories=request.max_memories,
+                min_cluster_size=request.min_cluster_size,
+                min_confidence=request.min_confidence,
+            )
+
+    def insights(
+        self,
+        entity_id: str | None = None,
+        min_confidence: float = 0.0,
+        include_stale: bool = False,
+    ) -> list[Insight]:
+        """The insights of ``entity_id`` (all when None), oldest first, with their confidence,
+        sources and staleness (a source revised since); stale ones only with
+        ``include_stale``."""
+        request = parse(InsightsRequest, locals())
+        return reflect_insights.list_insights(
+            self._native, request.entity_id, request.min_confidence, request.include_stale
+        )
+
+    def reflect_prepare(
+        self,
+        entity_id: str | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        ttl: float | timedelta = DEFAULT_SESSION_TTL_S,
+    ) -> ReflectSession:
+        """Agent-driven reflection, step one: the clusters :meth:`reflect` would think about,
+        with their memories and the exact proposal prompts, in a session that expires after
+        ``ttl`` seconds. Answer with :meth:`reflect_commit`."""
+        request = parse(ReflectPrepareRequest, locals())
+        with self._reflect_lock:
+            return reflect_agent.prepare(
+                self,
+                entity_id=request.entity_id,
+                max_memories=request.max_memories,
+                min_cluster_size=request.min_cluster_size,
+                ttl=request.ttl,
+            )
+
+    def reflect_commit(
+        self, session_id: str, insights: Sequence[CommitInsight | Mapping[str, Any]]
+    ) -> CommitResult:
+        """Agent-driven reflection, step two: stores ``insights`` (each ``content``,
+        ``sources``: ids of memories of the session, ``confidence``) as :meth:`reflect` does,
+        moves the cursor and ends the session. Nothing is stored if one is invalid."""
+        request = parse(ReflectCommitRequest, locals())
+        with self._reflect_lock:
+            return reflect_agent.commit(self, request.session_id, request.insights)
+
     def health(self) -> HealthStatus:
         """Serving state, version, memory count and uptime."""
         return self._native.health()
@@ -582,8 +796,10 @@ class Hebbs:
         return bool(self._native.closed)
 
     def close(self) -> None:
-        """Checkpoints the index, flushes and releases the database (and the organization's,
-        if one was opened with it). Idempotent."""
+        """Stops the background reflection, checkpoints the index, flushes and releases the
+        database (and the organization's, if one was opened with it). Idempotent."""
+        if self._trigger is not None:
+            self._trigger.stop()
         try:
             self._native.close()
         finally:
@@ -655,6 +871,25 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "session_id": request.session_id,
         "kind": request.kind,
     }
+
+
+def _id_bytes(value: bytes | str, field: str) -> bytes:
+    """``value`` (16 bytes or 32 hex digits) as bytes; else an error naming ``field``."""
+    if isinstance(value, bytes) and len(value) == ID_BYTES:
+        return value
+    if isinstance(value, str) and len(value) == 2 * ID_BYTES:
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            pass
+    raise invalid(field, "expected 16 bytes or 32 hex digits")
+
+
+def _check_llm(llm: object) -> None:
+    """``llm=`` is None or an LLM provider."""
+    if llm is not None and not isinstance(llm, LLMProvider):
+        reason = "expected None or an LLM provider (see hebbs.llm)"
+        raise invalid("llm", reason, InvalidTypeError)
 
 
 def _check_embedder(embedder: object) -> None:

@@ -5,8 +5,9 @@ invalid input is an :class:`InvalidValueError` (also a ``ValueError``) or, for a
 wrong type, an :class:`InvalidTypeError` (also a ``TypeError``), both ``InvalidInputError``s;
 :class:`EmbeddingError` is raised by the Python layer when an embedder fails, :class:`RerankError`
 when a re-ranker (ONNX cross-encoder, HTTP service) fails or answers with something unusable.
-:class:`InternalError` is a panic in the engine (a bug in hebbs). :class:`HebbsIOError` is also an
-:class:`OSError`.
+:class:`LLMError` when an LLM provider (reflection, indexing) fails or keeps answering with
+unusable JSON. :class:`InternalError` is a panic in the engine (a bug in hebbs).
+:class:`HebbsIOError` is also an :class:`OSError`.
 
 The remote client (:mod:`hebbs.client`) raises the same classes for the same failures, plus
 :class:`AuthError` (the server refused the API key), :class:`RateLimitedError` (too many
@@ -56,6 +57,18 @@ class RerankError(HebbsError):
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
+        self.status = status
+
+
+class LLMError(HebbsError):
+    """An LLM provider failed: the service could not be reached or kept answering 429 / 5xx
+    after the retries, refused the request, or twice answered with JSON that does not match the
+    task's schema (one repair request is made first). ``status`` is the last HTTP status, if
+    any; ``provider`` names the provider (``openai``, ``anthropic``, ``offline``)."""
+
+    def __init__(self, message: str, *, provider: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
         self.status = status
 
 
@@ -117,6 +130,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidTypeError",
     "InvalidValueError",
+    "LLMError",
     "NotFoundError",
     "RateLimitedError",
     "RemoteUnsupportedError",

@@ -14,7 +14,7 @@ use hebbs_core::recall::{PrimeRequest, RecallRequest, Strategy, StrategyConfig};
 use hebbs_core::{Engine, EngineConfig, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::detach::engine_call;
 use crate::errors::{invalid, invalid_type, to_py_err};
@@ -612,6 +612,91 @@ impl NativeEngine {
             .into_iter()
             .map(|memory| Memory::from_core(py, memory))
             .collect()
+    }
+
+    /// The edges of memory `id`: the ones it holds (`direction="out"`) or the ones pointing at
+    /// it (`"in"`, each edge's `target` being the memory that holds it).
+    #[pyo3(signature = (id, direction = "out"))]
+    fn edges(&self, py: Python<'_>, id: &Bound<'_, PyAny>, direction: &str) -> PyResult<Vec<Edge>> {
+        let id = extract_id(id, "id")?;
+        let outgoing = match direction {
+            "out" => true,
+            "in" => false,
+            other => {
+                return Err(invalid(
+                    "direction",
+                    format!("expected \"out\" or \"in\", got {other:?}"),
+                ))
+            }
+        };
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let edges = engine_call(py, move || {
+            if outgoing {
+                engine.edges_out(&id)
+            } else {
+                engine.edges_in(&id)
+            }
+        })?;
+        Ok(edges.into_iter().map(|inner| Edge { inner }).collect())
+    }
+
+    /// The `k` memories nearest to `embedding` as `(id, cosine)`, nearest first, only
+    /// `entity_id`'s when given; records no access (unlike recall).
+    #[pyo3(signature = (embedding, k, entity_id = None))]
+    fn nearest<'py>(
+        &self,
+        py: Python<'py>,
+        embedding: PyReadonlyArray1<'_, f32>,
+        k: usize,
+        entity_id: Option<String>,
+    ) -> PyResult<Vec<(Bound<'py, PyBytes>, f32)>> {
+        let query = vector_of(&embedding, "embedding")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let hits = engine_call(py, move || engine.nearest(&query, k, entity_id.as_deref()))?;
+        Ok(hits
+            .into_iter()
+            .map(|(id, similarity)| (PyBytes::new(py, id.as_bytes()), similarity))
+            .collect())
+    }
+
+    /// Records one access of each of `ids` (as a recall returning them would).
+    fn reinforce(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<()> {
+        let ids = extract_ids(ids, "ids")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.reinforce(&ids))
+    }
+
+    /// The value stored under state `name`, or None.
+    fn state_get<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let value = engine_call(py, move || engine.state_get(&name))?;
+        Ok(value.map(|bytes| PyBytes::new(py, &bytes)))
+    }
+
+    /// Stores `value` under state `name`; None deletes it.
+    #[pyo3(signature = (name, value))]
+    fn state_put(&self, py: Python<'_>, name: String, value: Option<&[u8]>) -> PyResult<()> {
+        let value = value.map(<[u8]>::to_vec);
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.state_put(&name, value.as_deref()))
+    }
+
+    /// The `(name, value)` state entries whose names start with `prefix`, in name order.
+    fn state_scan<'py>(
+        &self,
+        py: Python<'py>,
+        prefix: String,
+    ) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let entries = engine_call(py, move || engine.state_scan(&prefix))?;
+        Ok(entries
+            .into_iter()
+            .map(|(name, bytes)| (name, PyBytes::new(py, &bytes)))
+            .collect())
     }
 
     /// Forgets what the AND-combined selectors pick, at most `limit`, with the cascade.

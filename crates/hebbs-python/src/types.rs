@@ -39,6 +39,12 @@ pub enum MemoryKind {
     /// Created by revise.
     #[pyo3(name = "REVISION")]
     Revision,
+    /// A whole indexed document.
+    #[pyo3(name = "DOCUMENT")]
+    Document,
+    /// A statement extracted from a document.
+    #[pyo3(name = "PROPOSITION")]
+    Proposition,
 }
 
 impl From<CoreKind> for MemoryKind {
@@ -47,6 +53,8 @@ impl From<CoreKind> for MemoryKind {
             CoreKind::Episode => Self::Episode,
             CoreKind::Insight => Self::Insight,
             CoreKind::Revision => Self::Revision,
+            CoreKind::Document => Self::Document,
+            CoreKind::Proposition => Self::Proposition,
         }
     }
 }
@@ -70,6 +78,8 @@ impl From<MemoryKind> for CoreKind {
             MemoryKind::Episode => Self::Episode,
             MemoryKind::Insight => Self::Insight,
             MemoryKind::Revision => Self::Revision,
+            MemoryKind::Document => Self::Document,
+            MemoryKind::Proposition => Self::Proposition,
         }
     }
 }
@@ -93,6 +103,9 @@ pub enum EdgeType {
     /// This insight was derived from the target.
     #[pyo3(name = "INSIGHT_FROM")]
     InsightFrom,
+    /// This memory contradicts the target.
+    #[pyo3(name = "CONTRADICTS")]
+    Contradicts,
 }
 
 impl From<EdgeType> for CoreEdgeType {
@@ -103,6 +116,7 @@ impl From<EdgeType> for CoreEdgeType {
             EdgeType::FollowedBy => Self::FollowedBy,
             EdgeType::RevisedFrom => Self::RevisedFrom,
             EdgeType::InsightFrom => Self::InsightFrom,
+            EdgeType::Contradicts => Self::Contradicts,
         }
     }
 }
@@ -115,6 +129,7 @@ impl From<CoreEdgeType> for EdgeType {
             CoreEdgeType::FollowedBy => Self::FollowedBy,
             CoreEdgeType::RevisedFrom => Self::RevisedFrom,
             CoreEdgeType::InsightFrom => Self::InsightFrom,
+            CoreEdgeType::Contradicts => Self::Contradicts,
         }
     }
 }

@@ -59,10 +59,18 @@ EDGE_TYPE_NAMES: tuple[str, ...] = tuple(
         EdgeType.FOLLOWED_BY,
         EdgeType.REVISED_FROM,
         EdgeType.INSIGHT_FROM,
+        EdgeType.CONTRADICTS,
     )
 )
 MEMORY_KIND_NAMES: tuple[str, ...] = tuple(
-    kind.value for kind in (MemoryKind.EPISODE, MemoryKind.INSIGHT, MemoryKind.REVISION)
+    kind.value
+    for kind in (
+        MemoryKind.EPISODE,
+        MemoryKind.INSIGHT,
+        MemoryKind.REVISION,
+        MemoryKind.DOCUMENT,
+        MemoryKind.PROPOSITION,
+    )
 )
 #: A memory id in JSON: 32 hex digits.
 ID_PATTERN = "^[0-9a-fA-F]{32}$"
@@ -123,6 +131,13 @@ def _number(value: object) -> float:
         raise bad_value(f"{value} is too large") from None
     if not math.isfinite(number):
         raise bad_value(f"{number} is not finite")
+    return number
+
+
+def _fraction(value: object) -> float:
+    number = _number(value)
+    if not 0.0 <= number <= 1.0:
+        raise bad_value(f"{number} is outside 0..=1")
     return number
 
 
@@ -383,6 +398,8 @@ _WEIGHTS_SCHEMA: dict[str, Any] = {
 Text = Annotated[str, BeforeValidator(_text)]
 Content = Annotated[str, BeforeValidator(_content)]
 Number = Annotated[float, BeforeValidator(_number)]
+#: A number in 0..=1 (a similarity threshold, a confidence).
+Fraction = Annotated[float, BeforeValidator(_fraction)]
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Micros = Annotated[int, BeforeValidator(_micros)]
 TimeRange = Annotated[tuple[int, int], BeforeValidator(_time_range)]

@@ -40,6 +40,7 @@ from hebbs.api.fields import (
     EdgeList,
     EdgeTypeList,
     Flag,
+    Fraction,
     IdList,
     JsonObject,
     KindField,
@@ -55,7 +56,18 @@ from hebbs.api.fields import (
     Vector,
     WeightsLike,
 )
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_LIMIT,
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+)
 from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
@@ -78,6 +90,8 @@ class OpenRequest(Request):
     auto_forget_interval: Optional[Seconds] = None
     auto_forget_limit: Optional[Count] = None
     organization: Optional[PathField] = None
+    reflect_after_memories: Optional[Positive] = None
+    reflect_interval: Optional[Seconds] = None
 
 
 class RememberRequest(Request):
@@ -90,6 +104,8 @@ class RememberRequest(Request):
     embedding: Optional[Vector] = None
     session_id: Optional[Text] = None
     kind: Optional[KindField] = None
+    dedup: Flag = False
+    dedup_threshold: Fraction = DEFAULT_DEDUP_THRESHOLD
 
 
 class RememberManyRequest(Request):
@@ -227,6 +243,58 @@ class SubscribeRequest(Request):
     entity_id: Optional[Text] = None
     confidence_threshold: Number = DEFAULT_CONFIDENCE_THRESHOLD
     queue_capacity: Count = DEFAULT_QUEUE_CAPACITY
+
+
+class ReflectRequest(Request):
+    entity_id: Optional[Text] = None
+    since: Optional[Micros] = None
+    max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
+    min_cluster_size: Positive = DEFAULT_MIN_CLUSTER_SIZE
+    min_confidence: Fraction = DEFAULT_MIN_CONFIDENCE
+
+
+class InsightsRequest(Request):
+    entity_id: Optional[Text] = None
+    min_confidence: Fraction = 0.0
+    include_stale: Flag = False
+
+
+class ReflectPrepareRequest(Request):
+    entity_id: Optional[Text] = None
+    max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
+    min_cluster_size: Positive = DEFAULT_MIN_CLUSTER_SIZE
+    ttl: Seconds = DEFAULT_SESSION_TTL_S
+
+
+class CommitInsight(Request):
+    """One insight an agent host commits: its content, the ids of its sources (memories of the
+    session) and its confidence."""
+
+    content: Content
+    sources: IdList
+    confidence: Fraction = 1.0
+
+
+class ReflectCommitRequest(Request):
+    session_id: Text
+    insights: list[CommitInsight]
+
+
+class IndexDocumentsRequest(Request):
+    paths: list[PathField]
+    progress: Optional[Flag] = None
+
+
+class FindContradictionsRequest(Request):
+    entity_id: Optional[Text] = None
+    threshold: Fraction = DEFAULT_CONTRADICTION_SIMILARITY
+    limit: Positive = DEFAULT_CONTRADICTION_LIMIT
+
+
+class ConfirmContradictionRequest(Request):
+    older_id: MemoryIdField
+    newer_id: MemoryIdField
+    resolution: Text = "link"
 
 
 R = TypeVar("R", bound=Request)

@@ -29,6 +29,8 @@ from hebbs._native import (
     SubscribePush,
     Tombstone,
 )
+from hebbs.consolidate.contradictions import ContradictionCandidate
+from hebbs.reflect.results import CommitResult, Insight, ReflectSession
 
 #: A JSON object as the encoders build it.
 JsonObject = dict[str, Any]
@@ -149,6 +151,68 @@ class SubscribePushOut(Out):
     confidence: float
     push_timestamp_us: int
     sequence_number: int
+
+
+class ContradictionOut(Out):
+    older: MemoryOut
+    newer: MemoryOut
+    similarity: float
+    reason: str
+
+
+def encode_contradiction(candidate: ContradictionCandidate) -> JsonObject:
+    older, newer = encode_memory(candidate.older), encode_memory(candidate.newer)
+    return {**candidate.to_dict(), "older": older, "newer": newer}
+
+
+class ReflectResultOut(Out):
+    insights_created: int
+    clusters_found: int
+    clusters_processed: int
+    memories_processed: int
+
+
+class InsightOut(Out):
+    memory: MemoryOut
+    confidence: float
+    source_ids: list[str]
+    stale: bool
+
+
+class PreparedClusterOut(Out):
+    index: int
+    memories: list[MemoryOut]
+    system: str
+    prompt: str
+
+
+class ReflectSessionOut(Out):
+    session_id: str
+    expires_at: int
+    entity_id: Optional[str]
+    clusters: list[PreparedClusterOut]
+    memories_processed: int
+
+
+class CommitResultOut(Out):
+    insights_created: int
+    insights: list[MemoryOut]
+
+
+def encode_insight(insight: Insight) -> JsonObject:
+    return {**insight.to_dict(), "memory": encode_memory(insight.memory)}
+
+
+def encode_reflect_session(session: ReflectSession) -> JsonObject:
+    clusters = [
+        {**cluster.to_dict(), "memories": encode_memories(cluster.memories)}
+        for cluster in session.clusters
+    ]
+    return {**session.to_dict(), "clusters": clusters}
+
+
+def encode_commit_result(result: CommitResult) -> JsonObject:
+    return {**result.to_dict(), "insights": encode_memories(result.insights)}
 
 
 def encode_memory(memory: Memory) -> JsonObject:

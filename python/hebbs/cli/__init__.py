@@ -1,6 +1,7 @@
 """The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``list``, ``revise``,
-``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``demo``, ``serve``, ``ui``,
-``keys``, ``mcp``, ``export`` and ``import``.
+``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``reflect``, ``insights``,
+``reflect-prepare``, ``reflect-commit``, ``contradictions``, ``confirm-contradiction``,
+``index``, ``demo``, ``serve``, ``ui``, ``keys``, ``mcp``, ``export`` and ``import``.
 
 Installed as the ``hebbs`` console script (``hebbs.cli:main``); run ``hebbs --help``. Every
 command takes ``--db PATH`` (default ``$HEBBS_DB``, else ``./hebbs-data``) and ``--json``;

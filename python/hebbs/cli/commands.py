@@ -79,6 +79,8 @@ def remember(args: argparse.Namespace) -> Run:
         edges=edges,
         created_at=args.created_at,
         session_id=args.session,
+        dedup=args.dedup or None,
+        dedup_threshold=args.dedup_threshold,
     )
 
     def run(engine: Store) -> CommandOutput:
@@ -90,6 +92,8 @@ def remember(args: argparse.Namespace) -> Run:
             edges=given.edges,
             created_at=given.created_at,
             session_id=given.session_id,
+            dedup=given.dedup,
+            dedup_threshold=given.dedup_threshold,
         )
         payload = fmt.memory_json(memory)
         payload["edges"] = [fmt.edge_json(edge) for edge in given.edges]

@@ -28,6 +28,16 @@ from hebbs.cli import values
 from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+    RESOLUTIONS,
+)
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
 from hebbs.server.keys import SCOPES
 from hebbs.server.settings import DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_UI_PORT
 
@@ -90,6 +100,8 @@ def build_parser() -> CliParser:
     _add_health(commands)
     _add_prime(commands)
     _add_sessions(commands)
+    _add_reflection(commands)
+    _add_index(commands)
     _add_demo(commands)
     _add_serve(commands)
     _add_ui(commands)
@@ -152,6 +164,17 @@ def _subparser(
 
 def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub = _subparser(commands, "remember", "store one memory and print its id")
+    sub.add_argument(
+        "--dedup",
+        action="store_true",
+        help="return an existing near-duplicate of the same entity instead of storing",
+    )
+    sub.add_argument(
+        "--dedup-threshold",
+        metavar="F",
+        type=values.relevance,
+        help=f"cosine of a duplicate with --dedup (default {DEFAULT_DEDUP_THRESHOLD})",
+    )
     sub.add_argument("content", metavar="CONTENT", type=values.unicode_text, help="the memory text")
     sub.add_argument(
         "--entity-id", metavar="E", type=values.unicode_text, help="entity the memory belongs to"
@@ -348,6 +371,81 @@ def _add_sessions(commands: argparse._SubParsersAction[CliParser]) -> None:
     _add_limit(sub)
     _add_limit(_subparser(commands, "orphans", "memories with no edges, newest first"))
     _add_list(commands)
+
+
+def _add_index(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "index", "index Markdown and text files or folders (--db only)", remote=False
+    )
+    sub.add_argument("paths", metavar="PATH", nargs="+", help="a file or a folder")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_reflection(commands: argparse._SubParsersAction[CliParser]) -> None:
+    """``reflect``, ``insights``, ``reflect-prepare`` and ``reflect-commit``."""
+    scope_help = "only entity E's memories (default: the whole store)"
+    reflect = _subparser(commands, "reflect", "consolidate new memories into insights")
+    prepare = _subparser(
+        commands, "reflect-prepare", "the clusters and prompts for a host's own model"
+    )
+    for sub in (reflect, prepare):
+        sub.add_argument("--entity-id", metavar="E", type=values.unicode_text, help=scope_help)
+        sub.add_argument(
+            "--max-memories",
+            metavar="N",
+            type=values.positive_int,
+            help=f"most new memories to read (default {DEFAULT_REFLECT_MAX_MEMORIES})",
+        )
+        sub.add_argument(
+            "--min-cluster-size",
+            metavar="N",
+            type=values.positive_int,
+            help=f"smallest cluster reflected on (default {DEFAULT_MIN_CLUSTER_SIZE})",
+        )
+    reflect.add_argument(
+        "--since", metavar="TIME", type=values.timestamp, help="only memories created since TIME"
+    )
+    prepare.add_argument(
+        "--ttl",
+        metavar="DURATION",
+        type=values.duration,
+        help=f"how long the session waits for its commit (default {DEFAULT_SESSION_TTL_S:g} s)",
+    )
+    insights = _subparser(commands, "insights", "the insights with confidence and sources")
+    insights.add_argument("--entity-id", metavar="E", type=values.unicode_text, help=scope_help)
+    insights.add_argument(
+        "--min-confidence", metavar="F", type=values.relevance, help="at least this confidence"
+    )
+    insights.add_argument(
+        "--include-stale", action="store_true", help="also insights whose sources were revised"
+    )
+    found = _subparser(commands, "contradictions", "similar memories of one entity that disagree")
+    found.add_argument("--entity-id", metavar="E", type=values.unicode_text, help=scope_help)
+    found.add_argument(
+        "--threshold",
+        metavar="F",
+        type=values.relevance,
+        help=f"least cosine of a pair (default {DEFAULT_CONTRADICTION_SIMILARITY})",
+    )
+    found.add_argument("--limit", metavar="N", type=values.positive_int, help="most pairs")
+    confirm = _subparser(commands, "confirm-contradiction", "record that NEWER contradicts OLDER")
+    confirm.add_argument("older", metavar="OLDER", type=values.unicode_text, help="older memory id")
+    confirm.add_argument("newer", metavar="NEWER", type=values.unicode_text, help="newer memory id")
+    confirm.add_argument(
+        "--resolution",
+        choices=RESOLUTIONS,
+        default=RESOLUTIONS[0],
+        help="link: a contradicts edge; revise: the older revised with the newer's content",
+    )
+    commit = _subparser(commands, "reflect-commit", "store a host's insights for a session")
+    commit.add_argument(
+        "session", metavar="SESSION", type=values.unicode_text, help="reflect-prepare's session"
+    )
+    commit.add_argument(
+        "insights",
+        metavar="INSIGHTS",
+        help='JSON array of {"content", "sources", "confidence"}, or - to read it from stdin',
+    )
 
 
 def _add_list(commands: argparse._SubParsersAction[CliParser]) -> None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands, integrations, lifecycle, server
+from hebbs.cli import commands, indexing, integrations, lifecycle, reflection, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
@@ -52,6 +52,12 @@ DATABASE_COMMANDS: Final[dict[str, Command]] = {
     "orphans": commands.orphans,
     "list": commands.list_memories,
     "mcp": integrations.mcp,
+    "reflect": reflection.reflect,
+    "insights": reflection.insights,
+    "reflect-prepare": reflection.reflect_prepare,
+    "reflect-commit": reflection.reflect_commit,
+    "contradictions": reflection.contradictions,
+    "confirm-contradiction": reflection.confirm_contradiction,
 }
 #: The commands whose stdout is a protocol or data stream: nothing else is printed there.
 PROTOCOL_COMMANDS: Final = frozenset({"mcp", "export"})
@@ -101,12 +107,26 @@ FIELD_FLAGS: Final = {
     "cursor": "--cursor",
     "tenant": "--tenant",
     "scope": "--scope",
+    "since": "--since",
+    "min_cluster_size": "--min-cluster-size",
+    "min_confidence": "--min-confidence",
+    "include_stale": "--include-stale",
+    "ttl": "--ttl",
+    "insights": "INSIGHTS",
+    "dedup": "--dedup",
+    "dedup_threshold": "--dedup-threshold",
+    "threshold": "--threshold",
+    "older_id": "OLDER",
+    "newer_id": "NEWER",
+    "resolution": "--resolution",
+    "paths": "PATH",
 }
 #: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {
     "prime": {"entity_id": "ENTITY"},
     "chat-context": {"session_id": "SESSION"},
     "revise": {"content": "--content"},
+    "reflect-commit": {"session_id": "SESSION"},
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
 
@@ -168,6 +188,8 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return integrations.export(args, database_path(args))
     if command == "import":
         return integrations.import_(args, database_path(args))
+    if command == "index":
+        return indexing.index(args)
     run = DATABASE_COMMANDS[command](args)
     with opened(locate(args)) as store:
         return run(store)

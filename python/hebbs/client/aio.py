@@ -28,6 +28,8 @@ from hebbs.client.sse import EventParser, stream_error, subscription_id
 from hebbs.client.subscription import AsyncRemoteSubscription
 from hebbs.client.sync import HebbsClient
 from hebbs.errors import ClosedError, RemoteUnsupportedError
+from hebbs.llm import LLMProvider
+from hebbs.reflect.trigger import ReflectTrigger
 
 if sys.version_info >= (3, 10):
     from typing import Concatenate, ParamSpec
@@ -130,6 +132,17 @@ class AsyncHebbsClient:
         raise RemoteUnsupportedError("the embedder runs on the server: open hebbs.Hebbs for it")
 
     @property
+    def llm(self) -> LLMProvider:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (the server reflects
+        with the provider its environment configures)."""
+        raise RemoteUnsupportedError("the LLM provider is the server's: see HEBBS_LLM_PROVIDER")
+
+    @property
+    def reflect_trigger(self) -> ReflectTrigger | None:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError`."""
+        raise RemoteUnsupportedError("the background reflection runs in-process only")
+
+    @property
     def closed(self) -> bool:
         """Whether :meth:`close` was called."""
         return self._http.is_closed
@@ -204,6 +217,13 @@ class AsyncHebbsClient:
     list_orphans = _sent(Operations.list_orphans)
     list_memories = _sent(Operations.list_memories)
     subscribe = _streamed(Operations.subscribe)
+    index_documents = _sent(Operations.index_documents)
+    find_contradictions = _sent(Operations.find_contradictions)
+    confirm_contradiction = _sent(Operations.confirm_contradiction)
+    reflect = _sent(Operations.reflect)
+    insights = _sent(Operations.insights)
+    reflect_prepare = _sent(Operations.reflect_prepare)
+    reflect_commit = _sent(Operations.reflect_commit)
     health = _sent(Operations.health)
     optimize = _sent(Operations.optimize)
     checkpoint = _sent(Operations.checkpoint)

@@ -16,12 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from hebbs._convert import invalid
+from hebbs._convert import ID_BYTES, invalid
 from hebbs._native import Edge, EdgeType, MemoryKind, RecallStrategyConfig, ScoringWeights
 from hebbs.api import Request
 
-#: The length of a memory id in bytes.
-ID_BYTES = 16
 #: The overrides a RecallStrategyConfig may carry, in its constructor's order.
 STRATEGY_OVERRIDES = (
     "entity_id",

@@ -23,6 +23,7 @@ from hebbs.errors import (
     InvalidInputError,
     InvalidTypeError,
     InvalidValueError,
+    LLMError,
     NotFoundError,
     RateLimitedError,
     ServerUnavailableError,
@@ -47,6 +48,7 @@ ERROR_CLASSES: dict[str, type[HebbsError]] = {
     "text_index_error": TextIndexError,
     "closed": ClosedError,
     "internal_error": InternalError,
+    "llm_error": LLMError,
     "not_ready": ServerUnavailableError,
 }
 
@@ -89,6 +91,8 @@ def error_from_response(
         return RateLimitedError(message, retry_after=_retry_after(data, headers))
     if error_class is AuthError:
         return AuthError(message, status=status)
+    if error_class is LLMError:
+        return LLMError(message, provider="server", status=status)
     return error_class(message)
 
 

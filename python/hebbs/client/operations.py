@@ -10,8 +10,10 @@ checks the arguments with the shared request models (so bad input raises the emb
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Callable, Generic, TypeVar
 from urllib.parse import quote
 
@@ -45,15 +47,22 @@ from hebbs.api import (
     DEFAULT_STRATEGIES,
     AddEdgesRequest,
     ChatContextRequest,
+    CommitInsight,
+    ConfirmContradictionRequest,
+    FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetRequest,
     IdRequest,
     IdsRequest,
+    InsightsRequest,
     ListMemoriesRequest,
     ListRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseRequest,
@@ -63,8 +72,22 @@ from hebbs.api import (
     to_scoring_weights,
 )
 from hebbs.client.encode import body, id_text, to_json
+from hebbs.consolidate import ContradictionCandidate
+from hebbs.consolidate.constants import (
+    DEFAULT_CONTRADICTION_LIMIT,
+    DEFAULT_CONTRADICTION_SIMILARITY,
+    DEFAULT_DEDUP_THRESHOLD,
+)
 from hebbs.engine import KindLike, StrategyLike
 from hebbs.errors import InvalidTypeError, RemoteUnsupportedError
+from hebbs.index import IndexResult
+from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
+from hebbs.reflect.constants import (
+    DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_REFLECT_MAX_MEMORIES,
+    DEFAULT_SESSION_TTL_S,
+)
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
 
 R = TypeVar("R")
@@ -116,6 +139,14 @@ def _tombstone(data: object) -> Tombstone | None:
     return None if data is None else Tombstone.from_dict(data)  # type: ignore[arg-type]
 
 
+def _contradictions(data: object) -> list[ContradictionCandidate]:
+    return [ContradictionCandidate.from_dict(item) for item in _items(data, "contradictions")]
+
+
+def _insights(data: object) -> list[Insight]:
+    return [Insight.from_dict(item) for item in _items(data, "insights")]
+
+
 def _flag(value: object) -> str:
     return "true" if value else "false"
 
@@ -159,6 +190,8 @@ class Operations:
         embedding: Any = None,
         session_id: str | None = None,
         kind: KindLike | None = None,
+        dedup: bool = False,
+        dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
     ) -> Call[Memory]:
         """Stores one memory (``POST /v1/memories``); the server embeds ``content`` unless
         ``embedding`` is given. See :meth:`hebbs.Hebbs.remember`."""
@@ -369,10 +402,99 @@ class Operations:
         _check_cue(request.cue, request.embedding)
         return Call("POST", "/v1/subscribe", _none, body(request))
 
+    def find_contradictions(
+        self,
+        entity_id: str | None = None,
+        threshold: float = DEFAULT_CONTRADICTION_SIMILARITY,
+        limit: int = DEFAULT_CONTRADICTION_LIMIT,
+    ) -> Call[list[ContradictionCandidate]]:
+        """Candidate contradictions (``GET /v1/contradictions``). See
+        :meth:`hebbs.Hebbs.find_contradictions`."""
+        request = parse(FindContradictionsRequest, locals())
+        params = {"threshold": repr(request.threshold), "limit": str(request.limit)}
+        if request.entity_id is not None:
+            params["entity_id"] = request.entity_id
+        return Call("GET", "/v1/contradictions", _contradictions, params=params)
+
+    def confirm_contradiction(
+        self, older_id: MemoryIdLike, newer_id: MemoryIdLike, resolution: str = "link"
+    ) -> Call[Memory]:
+        """Records a confirmed contradiction (``POST /v1/contradictions/confirm``). See
+        :meth:`hebbs.Hebbs.confirm_contradiction`."""
+        request = parse(ConfirmContradictionRequest, locals())
+        payload = {
+            "older_id": id_text(request.older_id, "older_id"),
+            "newer_id": id_text(request.newer_id, "newer_id"),
+            "resolution": request.resolution,
+        }
+        return Call("POST", "/v1/contradictions/confirm", Memory.from_dict, payload)
+
+    def reflect(
+        self,
+        entity_id: str | None = None,
+        since: TimestampLike | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    ) -> Call[ReflectResult]:
+        """Consolidates new memories into insights with the server's provider
+        (``POST /v1/reflect``). See :meth:`hebbs.Hebbs.reflect`."""
+        request = parse(ReflectRequest, locals())
+        return Call("POST", "/v1/reflect", ReflectResult.from_dict, body(request))
+
+    def insights(
+        self,
+        entity_id: str | None = None,
+        min_confidence: float = 0.0,
+        include_stale: bool = False,
+    ) -> Call[list[Insight]]:
+        """The scope's insights (``GET /v1/insights``). See :meth:`hebbs.Hebbs.insights`."""
+        request = parse(InsightsRequest, locals())
+        params = {"min_confidence": repr(request.min_confidence)}
+        if request.entity_id is not None:
+            params["entity_id"] = request.entity_id
+        if request.include_stale:
+            params["include_stale"] = "true"
+        return Call("GET", "/v1/insights", _insights, params=params)
+
+    def reflect_prepare(
+        self,
+        entity_id: str | None = None,
+        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
+        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
+        ttl: float | timedelta = DEFAULT_SESSION_TTL_S,
+    ) -> Call[ReflectSession]:
+        """Agent-driven reflection, step one (``POST /v1/reflect/prepare``). See
+        :meth:`hebbs.Hebbs.reflect_prepare`."""
+        request = parse(ReflectPrepareRequest, locals())
+        return Call("POST", "/v1/reflect/prepare", ReflectSession.from_dict, body(request))
+
+    def reflect_commit(
+        self, session_id: str, insights: Sequence[CommitInsight | Mapping[str, Any]]
+    ) -> Call[CommitResult]:
+        """Agent-driven reflection, step two (``POST /v1/reflect/commit``). See
+        :meth:`hebbs.Hebbs.reflect_commit`."""
+        request = parse(ReflectCommitRequest, locals())
+        payload = {
+            "session_id": request.session_id,
+            "insights": [
+                {**body(item), "sources": [id_text(s, "sources") for s in item.sources]}
+                for item in request.insights
+            ],
+        }
+        return Call("POST", "/v1/reflect/commit", CommitResult.from_dict, payload)
+
     def health(self) -> Call[HealthStatus]:
         """The server's store: serving state, version, memory count, uptime
         (``GET /v1/health``)."""
         return Call("GET", "/v1/health", HealthStatus.from_dict)
+
+    def index_documents(
+        self, paths: Sequence[str | os.PathLike[str]], progress: bool | None = None
+    ) -> Call[IndexResult]:
+        """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (indexing reads files
+        of this machine; run it where the store is, or ``hebbs index`` with ``--db``)."""
+        raise _in_process_only("index_documents")
 
     def optimize(self) -> Call[None]:
         """In-process only: raises :class:`~hebbs.RemoteUnsupportedError` (the server runs the

@@ -4,16 +4,15 @@ Request: ``POST url`` with JSON ``{"model", "query", "documents", "top_n"}`` (``
 when given; ``top_n`` is the number of documents, so every document is scored) and, with an API
 key, ``Authorization: Bearer <key>``. Response: ``{"results": [{"index", "relevance_score"},
 ...]}`` in any order. Cohere, Jina, Voyage (``data`` instead of ``results``), vLLM, llama.cpp's
-server and Text Embeddings Inference behind a compatible route answer this way. Only the
-standard library is used.
+server and Text Embeddings Inference behind a compatible route answer this way. The HTTP client
+is httpx (one connection pool per re-ranker, reused across calls), as for the LLM providers;
+it comes with the ``client`` or ``llm`` extra.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -65,10 +64,16 @@ class HttpReranker:
             or timeout <= 0
         ):
             raise invalid("timeout", f"must be a positive number of seconds, got {timeout!r}")
+        try:
+            import httpx
+        except ImportError as error:  # pragma: no cover - depends on the install
+            raise RerankError("HttpReranker needs httpx: pip install 'hebbs[llm]'") from error
         self.url = url
         self.model = model
         self.timeout = float(timeout)
         self._api_key = api_key
+        self._httpx = httpx
+        self._http = httpx.Client(timeout=self.timeout)
 
     def __repr__(self) -> str:
         return f"HttpReranker(url={self.url!r}, model={self.model!r}, timeout={self.timeout})"
@@ -83,27 +88,28 @@ class HttpReranker:
             payload["model"] = self.model
         return _scores(self._post(payload), len(texts))
 
+    def close(self) -> None:
+        """Closes the connection pool."""
+        self._http.close()
+
     def _post(self, payload: dict[str, Any]) -> Any:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key is not None:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(
-            self.url, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST"
-        )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                body = response.read()
-        except urllib.error.HTTPError as error:
-            detail = error.read()[:HTTP_ERROR_BODY_PREVIEW].decode("utf-8", "replace")
-            raise RerankError(
-                f"{self.url} answered HTTP {error.code}: {detail}", status=error.code
-            ) from error
-        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            response = self._http.post(self.url, json=payload, headers=headers)
+        except self._httpx.HTTPError as error:
             raise RerankError(f"{self.url} could not be reached: {error}") from error
+        if response.status_code >= 400:
+            detail = response.content[:HTTP_ERROR_BODY_PREVIEW].decode("utf-8", "replace")
+            raise RerankError(
+                f"{self.url} answered HTTP {response.status_code}: {detail}",
+                status=response.status_code,
+            )
         try:
-            return json.loads(body)
+            return json.loads(response.content)
         except ValueError as error:
-            preview = body[:HTTP_ERROR_BODY_PREVIEW].decode("utf-8", "replace")
+            preview = response.content[:HTTP_ERROR_BODY_PREVIEW].decode("utf-8", "replace")
             raise RerankError(f"{self.url} sent a body that is not JSON: {preview!r}") from error
 
 

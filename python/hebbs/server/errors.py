@@ -30,6 +30,7 @@ from hebbs.errors import (
     HebbsIOError,
     InternalError,
     InvalidInputError,
+    LLMError,
     NotFoundError,
     StorageError,
     TextIndexError,
@@ -52,6 +53,7 @@ ENGINE_ERRORS: Final[tuple[tuple[type[HebbsError], int, str], ...]] = (
     (VectorIndexError, 500, "index_error"),
     (TextIndexError, 500, "index_error"),
     (EmbeddingError, 500, "internal_error"),
+    (LLMError, 502, "llm_error"),
     (InternalError, 500, "internal_error"),
 )
 #: error_code of the HTTP statuses the framework itself raises (unknown path, wrong method).

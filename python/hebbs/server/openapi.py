@@ -29,6 +29,7 @@ DESCRIPTIONS: Final = {
     413: "payload_too_large: the body is larger than the server's limit",
     429: "rate_limited: the key is over its rate (Retry-After says how many seconds to wait)",
     500: "storage_error, io_error, corruption, index_error or internal_error: the engine failed",
+    502: "llm_error: the server's LLM provider failed or kept answering unusable JSON",
     503: "not_ready: the server is starting or shutting down",
 }
 #: FastAPI's validation error status and the schemas of its body, which this server never sends.
@@ -44,6 +45,8 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 KEYED_ERRORS: Final = errors(401, 403, 429, 500, 503)
 #: A route that looks an id up.
 NOT_FOUND: Final = errors(404)
+#: A route that calls the server's LLM provider.
+LLM_FAILURE: Final = errors(502)
 #: A route that answers 503 while the server starts or stops.
 NOT_READY: Final = errors(503)
 

@@ -22,12 +22,16 @@ from starlette.concurrency import run_in_threadpool
 
 from hebbs._convert import invalid
 from hebbs.api import (
+    ConfirmContradictionRequest,
     EdgesRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseChanges,
@@ -35,22 +39,31 @@ from hebbs.api import (
 )
 from hebbs.api.requests import Request as ApiRequest
 from hebbs.api.responses import (
+    CommitResultOut,
+    ContradictionOut,
     ForgetResultOut,
     HealthStatusOut,
+    InsightOut,
     JsonObject,
     MemoryOut,
     MemoryPageOut,
     PrimeOutputOut,
     RecallOutputOut,
+    ReflectResultOut,
+    ReflectSessionOut,
     TombstoneOut,
+    encode_commit_result,
+    encode_contradiction,
     encode_forget_result,
     encode_health_status,
+    encode_insight,
     encode_memories,
     encode_memory,
     encode_memory_page,
     encode_optional_memories,
     encode_prime_output,
     encode_recall_output,
+    encode_reflect_session,
     encode_subscribe_push,
     encode_tombstone,
 )
@@ -61,7 +74,14 @@ from hebbs.server.auth import Caller, require
 from hebbs.server.errors import not_ready
 from hebbs.server.json_route import JsonRoute, json_response
 from hebbs.server.metrics import CONTENT_TYPE
-from hebbs.server.openapi import KEYED_ERRORS, NOT_FOUND, NOT_READY, SUBSCRIBE_EVENT, stream
+from hebbs.server.openapi import (
+    KEYED_ERRORS,
+    LLM_FAILURE,
+    NOT_FOUND,
+    NOT_READY,
+    SUBSCRIBE_EVENT,
+    stream,
+)
 from hebbs.subscription import AsyncSubscription
 
 #: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
@@ -304,6 +324,88 @@ def tombstone(id: str, request: Request, caller: Caller = READ) -> Response:
     if found is None:
         raise NotFoundError(f"no tombstone for {id}")
     return _json(encode_tombstone(found))
+
+
+@router.get("/contradictions", response_model=list[ContradictionOut], tags=["consolidate"])
+def find_contradictions(
+    request: Request,
+    entity_id: Optional[str] = None,
+    threshold: Optional[float] = None,
+    limit: Optional[int] = None,
+    caller: Caller = READ,
+) -> Response:
+    """Candidate contradictions: similar memories of one entity whose texts look opposed."""
+    with _store(request, caller) as engine:
+        found = engine.find_contradictions(
+            entity_id=entity_id,
+            **_optional("threshold", threshold),
+            **_optional("limit", limit),
+        )
+        return _json([encode_contradiction(candidate) for candidate in found])
+
+
+@router.post(
+    "/contradictions/confirm", response_model=MemoryOut, tags=["consolidate"], responses=NOT_FOUND
+)
+def confirm_contradiction(
+    body: ConfirmContradictionRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Records a confirmed contradiction: a ``contradicts`` edge (``link``) or a revision of the
+    older memory that replaces the newer (``revise``)."""
+    with _store(request, caller) as engine:
+        return _json(encode_memory(engine.confirm_contradiction(**_given(body))))
+
+
+@router.post("/reflect", response_model=ReflectResultOut, tags=["reflect"], responses=LLM_FAILURE)
+def reflect(body: ReflectRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Consolidates the scope's new memories into insights with the server's LLM provider
+    (offline unless the server's environment configures one); 502 if the provider fails."""
+    with _store(request, caller) as engine:
+        return _json(engine.reflect(**_given(body)).to_dict())
+
+
+@router.get("/insights", response_model=list[InsightOut], tags=["reflect"])
+def insights(
+    request: Request,
+    entity_id: Optional[str] = None,
+    min_confidence: Optional[float] = None,
+    include_stale: bool = False,
+    caller: Caller = READ,
+) -> Response:
+    """The scope's insights with their confidence, sources and staleness, oldest first."""
+    with _store(request, caller) as engine:
+        found = engine.insights(
+            entity_id=entity_id,
+            include_stale=include_stale,
+            **_optional("min_confidence", min_confidence),
+        )
+        return _json([encode_insight(insight) for insight in found])
+
+
+@router.post("/reflect/prepare", response_model=ReflectSessionOut, tags=["reflect"])
+def reflect_prepare(
+    body: ReflectPrepareRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Agent-driven reflection: the clusters, their memories and the exact prompts, in a
+    session that expires."""
+    with _store(request, caller) as engine:
+        return _json(encode_reflect_session(engine.reflect_prepare(**_given(body))))
+
+
+@router.post(
+    "/reflect/commit",
+    status_code=201,
+    response_model=CommitResultOut,
+    tags=["reflect"],
+    responses=NOT_FOUND,
+)
+def reflect_commit(
+    body: ReflectCommitRequest, request: Request, caller: Caller = WRITE
+) -> Response:
+    """Stores an agent host's insights for a prepared session (all or nothing)."""
+    with _store(request, caller) as engine:
+        result = engine.reflect_commit(body.session_id, body.insights)
+        return _json(encode_commit_result(result), 201)
 
 
 @router.get("/health", response_model=HealthStatusOut, tags=["health"])

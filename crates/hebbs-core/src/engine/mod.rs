@@ -15,11 +15,13 @@ mod forget;
 mod health;
 pub(crate) mod input;
 mod list;
+mod nearest;
 mod rebuild;
 mod recovery;
 mod restore;
 mod revise;
 mod shared;
+mod state;
 mod token_vectors;
 
 use std::path::{Path, PathBuf};
@@ -43,6 +45,7 @@ pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
 pub use recovery::Recovery;
 pub use restore::RestoreInput;
 pub use revise::RevisionInput;
+pub use state::{MAX_STATE_NAME_BYTES, MAX_STATE_SCAN, MAX_STATE_VALUE_BYTES};
 
 use access_flush::AccessFlusher;
 use auto_forget::AutoForgetWorker;

@@ -22,16 +22,19 @@ pub enum EdgeType {
     RevisedFrom,
     /// This insight was derived from the target.
     InsightFrom,
+    /// This memory contradicts the target (a confirmed `find_contradictions` pair).
+    Contradicts,
 }
 
 impl EdgeType {
     /// Every edge type, in code order.
-    pub const ALL: [EdgeType; 5] = [
+    pub const ALL: [EdgeType; 6] = [
         Self::CausedBy,
         Self::RelatedTo,
         Self::FollowedBy,
         Self::RevisedFrom,
         Self::InsightFrom,
+        Self::Contradicts,
     ];
 
     /// The snake-case name used across the APIs.
@@ -42,6 +45,7 @@ impl EdgeType {
             Self::FollowedBy => "followed_by",
             Self::RevisedFrom => "revised_from",
             Self::InsightFrom => "insight_from",
+            Self::Contradicts => "contradicts",
         }
     }
 
@@ -53,6 +57,7 @@ impl EdgeType {
             Self::FollowedBy => 3,
             Self::RevisedFrom => 4,
             Self::InsightFrom => 5,
+            Self::Contradicts => 6,
         }
     }
 

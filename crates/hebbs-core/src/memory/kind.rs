@@ -15,11 +15,21 @@ pub enum MemoryKind {
     Insight,
     /// Created by `revise`: supersedes an earlier memory.
     Revision,
+    /// A whole indexed document (`index_documents`).
+    Document,
+    /// One statement extracted from a document by the indexing pipeline.
+    Proposition,
 }
 
 impl MemoryKind {
     /// Every kind, in code order.
-    pub const ALL: [MemoryKind; 3] = [Self::Episode, Self::Insight, Self::Revision];
+    pub const ALL: [MemoryKind; 5] = [
+        Self::Episode,
+        Self::Insight,
+        Self::Revision,
+        Self::Document,
+        Self::Proposition,
+    ];
 
     /// The lower-case name used across the APIs.
     pub const fn as_str(self) -> &'static str {
@@ -27,6 +37,8 @@ impl MemoryKind {
             Self::Episode => "episode",
             Self::Insight => "insight",
             Self::Revision => "revision",
+            Self::Document => "document",
+            Self::Proposition => "proposition",
         }
     }
 
@@ -36,6 +48,8 @@ impl MemoryKind {
             Self::Episode => 1,
             Self::Insight => 2,
             Self::Revision => 3,
+            Self::Document => 4,
+            Self::Proposition => 5,
         }
     }
 

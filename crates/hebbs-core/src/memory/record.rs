@@ -257,7 +257,7 @@ mod tests {
             updated_at in any::<u64>(),
             key in "[a-z]{1,8}",
             value in any::<i64>(),
-            kind_index in 0usize..3,
+            kind_index in 0usize..5,
             superseded in any::<bool>(),
         ) {
             let mut context = Map::new();

@@ -38,6 +38,7 @@ pub use scoring::{
     composite_score, ScoringWeights, DEFAULT_MAX_AGE_US, DEFAULT_REINFORCEMENT_CAP,
     DEFAULT_W_IMPORTANCE, DEFAULT_W_RECENCY, DEFAULT_W_REINFORCEMENT, DEFAULT_W_RELEVANCE,
 };
+pub(crate) use similarity::nearest_to;
 pub use similarity::EXACT_SCAN_MAX_ENTITY_SIZE;
 pub use strategy::{CausalDirection, Strategy, StrategyConfig};
 pub use structure::{structural_similarity, Structure};

@@ -7,11 +7,14 @@
 
 use super::executor::{Candidate, RecallContext};
 use super::plan::StrategyPlan;
+use super::request::RecallRequest;
 use super::result::StrategyDetail;
 use super::strategy::Strategy;
 use crate::error::Result;
-use crate::index::vector::{dot, Neighbor};
+use crate::index::text::TextIndex;
+use crate::index::vector::{dot, Neighbor, VectorIndex};
 use crate::memory::MemoryId;
+use crate::store::Store;
 
 /// Entities with at most this many memories are scanned exactly instead of searched.
 pub const EXACT_SCAN_MAX_ENTITY_SIZE: usize = 2048;
@@ -64,6 +67,30 @@ pub(super) fn nearest(
         }
         None => Ok(index.search(query, pool, Some(ef), None)),
     }
+}
+
+/// The `k` live memories nearest to normalised `query` (only `entity`'s when given), nearest
+/// first, outside any recall: the engine's read-only `nearest`.
+pub(crate) fn nearest_to(
+    store: &Store,
+    index: Option<&VectorIndex>,
+    text: &TextIndex,
+    query: &[f32],
+    k: usize,
+    entity: Option<&str>,
+) -> Result<Vec<Neighbor>> {
+    let request = RecallRequest::similarity(query.to_vec());
+    let context = RecallContext {
+        store,
+        index,
+        text,
+        request: &request,
+        cue: Some(query.to_vec()),
+        now_us: 0,
+    };
+    let mut hits = nearest(&context, query, k, None, entity)?;
+    hits.truncate(k);
+    Ok(hits)
 }
 
 fn exact_scan(

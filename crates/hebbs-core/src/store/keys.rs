@@ -182,7 +182,7 @@ mod tests {
         }
 
         #[test]
-        fn edge_key_round_trips(a in any::<[u8; 16]>(), b in any::<[u8; 16]>(), t in 0usize..5) {
+        fn edge_key_round_trips(a in any::<[u8; 16]>(), b in any::<[u8; 16]>(), t in 0usize..6) {
             let (from, to) = (MemoryId::from_bytes(a), MemoryId::from_bytes(b));
             let edge_type = EdgeType::ALL[t];
             prop_assert_eq!(decode_edge_key(&edge_key(&from, edge_type, &to)).unwrap(), (from, edge_type, to));

@@ -12,6 +12,7 @@ mod keys;
 mod purge;
 mod record_cache;
 mod scans;
+mod state;
 mod token_vectors;
 
 pub use access::AccessStats;

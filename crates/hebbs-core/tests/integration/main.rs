@@ -17,6 +17,7 @@ mod partial_success;
 mod recall_request_fuzz;
 mod recall_strategies;
 mod restore;
+mod state_nearest;
 mod subscribe;
 mod token_vectors;
 mod watchdog;
