@@ -65,11 +65,12 @@ def browser() -> Iterator[Browser]:
 
 
 class Site:
-    """A server with one tenant's memories and a write key."""
+    """A server with one tenant's memories, its write and read keys, and another tenant's key."""
 
-    def __init__(self, url: str, key: str, ids: list[str]) -> None:
+    def __init__(self, url: str, keys: dict[str, str], ids: list[str]) -> None:
         self.url = url
-        self.key = key
+        self.key = keys["write"]
+        self.keys = keys
         self.ids = ids
 
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
@@ -81,7 +82,12 @@ class Site:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     data = tmp_path_factory.mktemp("explorer")
     store = KeyStore(data)
-    key, _info = store.create("acme", "write")
+    keys = {
+        "write": store.create("acme", "write")[0],
+        "read": store.create("acme", "read")[0],
+        "other": store.create("globex", "write")[0],
+    }
+    key = keys["write"]
     store.close()
     with BackgroundServer(data) as server:
         with hebbs.HebbsClient(server.url, api_key=key) as client:
@@ -94,7 +100,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                 stored = client.remember(entity_id="acme", edges=edges, **memory)
                 ids.append(stored.id_hex)
             client.remember("The weather in Lisbon was sunny all week", importance=0.5)
-        yield Site(server.url, key, ids)
+        yield Site(server.url, keys, ids)
 
 
 @pytest.fixture
@@ -110,8 +116,8 @@ def page(browser: Browser, site: Site) -> Iterator[Page]:
     assert errors == []
 
 
-def log_in(page: Page, site: Site) -> None:
-    page.fill("#api-key", site.key)
+def log_in(page: Page, site: Site, key: str | None = None) -> None:
+    page.fill("#api-key", site.key if key is None else key)
     page.click("#key-form button")
     page.wait_for_selector("#health:has-text('memories')")
 
@@ -362,6 +368,24 @@ def test_the_timeline_is_in_time_order_and_opens_a_memory(page: Page, site: Site
     page.fill("#timeline-from", today.isoformat())
     page.click("#timeline-form button")
     page.wait_for_selector("#timeline-summary:has-text('4 memories of acme')")
+
+
+def test_another_tenants_key_sees_nothing_and_a_read_key_cannot_forget(
+    page: Page, site: Site
+) -> None:
+    log_in(page, site, site.keys["other"])
+    assert "0 memories" in page.inner_text("#health")
+    assert recall(page, "Acme discount") == []
+    assert recall(page, "", "temporal", "acme") == []
+    page.click("#change-key")
+    log_in(page, site, site.keys["read"])
+    recall(page, "Acme discount", entity="acme")
+    page.click(f"#results li[data-id='{site.ids[0]}']")
+    page.wait_for_selector("#memory-fields")
+    page.click("#forget")
+    page.click("#confirm-yes")
+    page.wait_for_selector("#status.error:has-text('scope is read')")
+    assert site.api("GET", f"/v1/memories/{site.ids[0]}").status_code == 200
 
 
 def test_hebbs_ui_serves_one_store_without_a_key(browser: Browser, tmp_path: Path) -> None:

@@ -100,6 +100,9 @@ export class Subscription implements AsyncIterableIterator<SubscribePush> {
     try {
       const result = await Promise.race([pending, timeout]);
       if (result === 'timeout') {
+        // Kept for the next call; marked handled so a failure before then is not an
+        // unhandled rejection (the next call still receives it).
+        pending.catch(() => undefined);
         this.#pending = pending;
         return undefined;
       }
