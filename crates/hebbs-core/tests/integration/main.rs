@@ -14,6 +14,7 @@ mod index_rebuild;
 mod listing;
 mod partial_success;
 mod recall_strategies;
+mod rerank;
 mod subscribe;
 mod token_vectors;
 mod watchdog;
