@@ -25,6 +25,7 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_RERANK_TOP_N,
     DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
@@ -45,6 +46,7 @@ from hebbs._native import (
 )
 from hebbs.api import (
     DEFAULT_STRATEGIES,
+    DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
     ForgetDecayedRequest,
@@ -67,6 +69,7 @@ from hebbs.api import (
     to_scoring_weights,
 )
 from hebbs.embedder import Embedder, as_embedder
+from hebbs.embedder.token_vectors import quantize_int8, token_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
 from hebbs.subscription import Subscription
 from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
@@ -84,6 +87,15 @@ _VECTOR_STRATEGIES = frozenset(VECTOR_STRATEGIES)
 #: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
 StrategyLike = Union[str, RecallStrategyConfig]
 
+#: A memory's int8 token vectors as the engine stores them: codes and one scale per token.
+TokenPair = tuple[NDArray[np.int8], NDArray[np.float32]]
+
+#: The composite weights of ``quality="best"``: the fused relevance alone, so recency and the
+#: access counts each recall bumps do not decide which candidates reach the re-rank stage.
+BEST_SCORING_WEIGHTS = ScoringWeights(
+    w_relevance=1.0, w_recency=0.0, w_importance=0.0, w_reinforcement=0.0
+)
+
 
 class Hebbs:
     """An open hebbs database, in this process.
@@ -92,8 +104,15 @@ class Hebbs:
     between threads: every engine call releases the GIL.
     """
 
-    def __init__(self, native: NativeEngine, embedder: EmbedderLike = None) -> None:
+    def __init__(
+        self,
+        native: NativeEngine,
+        embedder: EmbedderLike = None,
+        *,
+        token_vectors: bool = DEFAULT_TOKEN_VECTORS,
+    ) -> None:
         self._native = native
+        self._token_vectors = token_vectors
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
@@ -112,6 +131,7 @@ class Hebbs:
         auto_forget_floor: float | None = None,
         auto_forget_interval: float | timedelta | None = None,
         auto_forget_limit: int | None = None,
+        token_vectors: bool = DEFAULT_TOKEN_VECTORS,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -123,6 +143,12 @@ class Hebbs:
         ``auto_forget_floor`` switches on the automatic decay pass (off by default): every
         ``auto_forget_interval`` (seconds or a timedelta, default one hour) a background thread
         forgets up to ``auto_forget_limit`` memories whose decay score is below the floor.
+
+        ``token_vectors`` (on by default) stores each memory's int8 token vectors, taken from
+        the embedding pass ``remember`` runs anyway (about 11 KB a memory with the bundled
+        model), for the late-interaction re-rank stage of ``recall(quality="best")``; it needs
+        an embedder that gives token vectors (an :class:`~hebbs.embedder.OnnxEmbedder`, as the
+        bundled one) and applies to texts the embedder embeds, not to given embeddings.
         """
         arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder")}
         request = parse(OpenRequest, arguments)
@@ -138,7 +164,7 @@ class Hebbs:
             auto_forget_interval=request.auto_forget_interval,
             auto_forget_limit=request.auto_forget_limit,
         )
-        return cls(native, embedder)
+        return cls(native, embedder, token_vectors=request.token_vectors)
 
     @property
     def embedder(self) -> Embedder:
@@ -161,6 +187,29 @@ class Hebbs:
             )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def _embed_documents(
+        self, texts: list[str]
+    ) -> tuple[NDArray[np.float32], list[TokenPair] | None]:
+        """The vectors of texts to store and, when the store keeps token vectors and the
+        embedder gives them, their int8 token vectors from the same forward pass."""
+        model = token_embedder(self.embedder) if self._token_vectors else None
+        if model is None:
+            return self._embed(texts, query=False), None
+        pooled, tokens = self._embed_tokens(model.embed_with_tokens, texts, query=False)
+        return pooled, [quantize_int8(matrix) for matrix in tokens]
+
+    @staticmethod
+    def _embed_tokens(
+        run: Callable[..., tuple[NDArray[np.float32], list[NDArray[np.float32]]]],
+        texts: list[str],
+        *,
+        query: bool,
+    ) -> tuple[NDArray[np.float32], list[NDArray[np.float32]]]:
+        try:
+            return run(texts, query=query)
+        except Exception as error:
+            raise EmbeddingError(f"the embedder failed: {error}") from error
+
     def remember(
         self,
         content: str,
@@ -177,12 +226,15 @@ class Hebbs:
         records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
         ``episode`` (default) or ``insight``; revisions are made by :meth:`revise`."""
         request = parse(RememberRequest, locals())
-        vector = (
-            request.embedding
-            if request.embedding is not None
-            else self._embed([request.content], query=False)[0]
+        tokens: TokenPair | None = None
+        if request.embedding is not None:
+            vector = request.embedding
+        else:
+            vectors, pairs = self._embed_documents([request.content])
+            vector, tokens = vectors[0], pairs[0] if pairs else None
+        return self._native.remember(
+            request.content, vector, **_stored_fields(request), token_vectors=tokens
         )
-        return self._native.remember(request.content, vector, **_stored_fields(request))
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
         """Stores many memories with one embedding batch and one atomic write.
@@ -195,12 +247,17 @@ class Hebbs:
         if not requests:
             return []
         vectors: list[NDArray[np.float32] | None] = [item.embedding for item in requests]
+        tokens: list[TokenPair | None] = [None] * len(requests)
         missing = [i for i, vector in enumerate(vectors) if vector is None]
         if missing:
-            embedded = self._embed([requests[i].content for i in missing], query=False)
+            embedded, pairs = self._embed_documents([requests[i].content for i in missing])
             for j, i in enumerate(missing):
                 vectors[i] = embedded[j]
-        rows = [{"content": item.content, **_stored_fields(item)} for item in requests]
+                tokens[i] = pairs[j] if pairs else None
+        rows = [
+            {"content": item.content, **_stored_fields(item), "token_vectors": pair}
+            for item, pair in zip(requests, tokens)
+        ]
         dims = {vector.shape[0] for vector in vectors if vector is not None}
         if len(dims) != 1:
             raise invalid("items", f"embeddings of different dimensions {sorted(dims)}")
@@ -253,6 +310,10 @@ class Hebbs:
         session_id: str | None = None,
         force_regex: bool = False,
         include_superseded: bool = False,
+        rerank: str | None = None,
+        rerank_top_n: int = DEFAULT_RERANK_TOP_N,
+        cue_token_vectors: Any = None,
+        quality: str | None = None,
     ) -> RecallOutput:
         """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
@@ -275,13 +336,27 @@ class Hebbs:
         :meth:`get_chat_context`.
         Memories a revision superseded are left out unless ``include_superseded``.
 
+        ``rerank="late_interaction"`` re-scores the first ``rerank_top_n`` ranked candidates
+        by IDF-weighted max-sim of the cue's token vectors (from the same forward pass as its
+        vector, or ``cue_token_vectors``) against the memories' stored token vectors, plus the
+        turns around each one in its conversation (``session_id`` at remember time) and the
+        entity and the month or year the cue names, and re-orders them by that score (each
+        result's ``scores["rerank"]``; ``score`` stays the composite). ``quality="best"`` is
+        the measured best setting: ``strategies=["hybrid"]``, that re-rank, relevance-only
+        weights, each unless given (docs/hybrid.md).
+
         A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
         that reads vectors without a cue) is reported in ``strategy_errors`` while the others
         answer; only if every strategy fails does the call raise.
         """
-        request = parse(RecallRequest, locals())
+        request = resolve_quality(parse(RecallRequest, locals()))
         items = ["regex"] if request.force_regex else request.strategies
-        vector = self._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
+        names = _strategy_names(items)
+        cue_tokens = request.cue_token_vectors
+        if request.rerank == "late_interaction" and cue_tokens is None:
+            vector, cue_tokens = self._cue_with_tokens(request.cue, request.cue_embedding)
+        else:
+            vector = self._cue_vector(request.cue, request.cue_embedding, names)
         return self._native.recall(
             vector,
             strategies=items,
@@ -290,6 +365,9 @@ class Hebbs:
             time_range=request.time_range,
             ef_search=request.ef_search,
             scoring_weights=to_scoring_weights(request.scoring_weights),
+            rerank=request.rerank,
+            rerank_top_n=request.rerank_top_n,
+            cue_token_vectors=cue_tokens,
             include_embedding=request.include_embedding,
             seed_memory_id=request.seed_memory_id,
             edge_types=request.edge_types,
@@ -345,8 +423,10 @@ class Hebbs:
         """
         request = parse(ReviseRequest, locals())
         vector = request.embedding
+        tokens: TokenPair | None = None
         if vector is None and request.content is not None:
-            vector = self._embed([request.content], query=False)[0]
+            vectors, pairs = self._embed_documents([request.content])
+            vector, tokens = vectors[0], pairs[0] if pairs else None
         return self._native.revise(
             request.id,
             content=request.content,
@@ -354,6 +434,7 @@ class Hebbs:
             importance=request.importance,
             context=request.context,
             entity_id=request.entity_id,
+            token_vectors=tokens,
         )
 
     def lineage(self, id: MemoryIdLike) -> list[Memory]:
@@ -468,6 +549,21 @@ class Hebbs:
             include_embedding=request.include_embedding,
         )
 
+    def _cue_with_tokens(
+        self, cue: str | None, cue_embedding: Any
+    ) -> tuple[NDArray[np.float32] | None, NDArray[np.float32]]:
+        """The cue's vector (``cue_embedding`` if given) and its token vectors, both from one
+        forward pass of the embedder, for the late-interaction stage."""
+        if cue is None or not cue.strip():
+            raise invalid("cue", "the late_interaction re-rank needs the cue's text")
+        model = token_embedder(self.embedder)
+        if model is None:
+            reason = "needs an embedder that gives token vectors (OnnxEmbedder) or cue_token_vectors"
+            raise invalid("rerank", reason)
+        pooled, tokens = self._embed_tokens(model.embed_with_tokens, [cue], query=True)
+        vector: NDArray[np.float32] = cue_embedding if cue_embedding is not None else pooled[0]
+        return vector, tokens[0]
+
     def _cue_vector(
         self, cue: str | None, cue_embedding: Any, names: set[str]
     ) -> NDArray[np.float32] | None:
@@ -565,6 +661,22 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "session_id": request.session_id,
         "kind": request.kind,
     }
+
+
+def resolve_quality(request: RecallRequest) -> RecallRequest:
+    """``request`` with its ``quality`` preset applied to the fields the caller left unset
+    (see :data:`hebbs.api.requests.QualityName`)."""
+    if request.quality != "best":
+        return request
+    given = request.model_fields_set
+    changes: dict[str, Any] = {}
+    if "strategies" not in given:
+        changes["strategies"] = ("hybrid",)
+    if request.rerank is None:
+        changes["rerank"] = "late_interaction"
+    if request.scoring_weights is None:
+        changes["scoring_weights"] = BEST_SCORING_WEIGHTS
+    return request.model_copy(update=changes)
 
 
 def _check_embedder(embedder: object) -> None:

@@ -4,6 +4,7 @@ the server and the client: one spelling of each operation's parameters (see
 
 from hebbs.api.requests import (
     DEFAULT_STRATEGIES,
+    DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
     EdgesRequest,
@@ -32,6 +33,7 @@ from hebbs.api.requests import (
 
 __all__ = [
     "DEFAULT_STRATEGIES",
+    "DEFAULT_TOKEN_VECTORS",
     "AddEdgesRequest",
     "ChatContextRequest",
     "EdgesRequest",

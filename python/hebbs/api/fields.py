@@ -201,6 +201,21 @@ def _vector(value: object) -> NDArray[np.float32]:
     return array
 
 
+def _matrix(value: object) -> NDArray[np.float32]:
+    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == 2:
+        return value
+    if isinstance(value, (str, bytes, Mapping)):
+        raise wrong_type("a 2-D array of numbers")
+    try:
+        with np.errstate(over="ignore"):  # past float32's range is inf: the engine refuses it
+            array = np.asarray(value, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError):
+        raise wrong_type("a 2-D array of numbers") from None
+    if array.ndim != 2:
+        raise bad_value(f"expected a 2-D [tokens, dimension] array, got shape {array.shape}")
+    return np.ascontiguousarray(array)
+
+
 def _json_value(value: object, depth: int) -> None:
     if depth > MAX_JSON_DEPTH:
         raise bad_value(f"nests deeper than {MAX_JSON_DEPTH} levels")
@@ -327,6 +342,7 @@ def _path(value: object) -> str:
 _ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": ID_PATTERN}
 _EDGE_TYPE_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(EDGE_TYPE_NAMES)}
 _VECTOR_SCHEMA: dict[str, Any] = {"type": "array", "items": {"type": "number"}}
+_MATRIX_SCHEMA: dict[str, Any] = {"type": "array", "items": _VECTOR_SCHEMA}
 _EDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -389,6 +405,7 @@ PathField = Annotated[str, BeforeValidator(_path)]
 MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
 IdList = Annotated[list[MemoryIdField], _list("ids")]
 Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
+Matrix = Annotated[Any, BeforeValidator(_matrix), WithJsonSchema(_MATRIX_SCHEMA)]
 JsonObject = Annotated[dict[str, Any], BeforeValidator(_json_object)]
 EdgeTypeName = Annotated[Any, _name_or(EdgeType), WithJsonSchema(_EDGE_TYPE_SCHEMA)]
 EdgeItem = Annotated[Any, BeforeValidator(_edge), WithJsonSchema(_EDGE_SCHEMA)]

@@ -11,7 +11,7 @@ and dimensions and names the field the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional, TypeVar
+from typing import Any, Final, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
@@ -28,6 +28,7 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_RERANK_TOP_N,
     DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
@@ -43,6 +44,7 @@ from hebbs.api.fields import (
     IdList,
     JsonObject,
     KindField,
+    Matrix,
     MemoryIdField,
     Micros,
     Number,
@@ -59,6 +61,17 @@ from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+#: Whether a store keeps each memory's token vectors (from the embedding pass ``remember``
+#: runs anyway) for the late-interaction re-rank stage. On: measured in docs/hybrid.md, it
+#: costs about 11 KB a memory and a few percent of ``remember_many``'s time, and it is what
+#: ``recall(quality="best")`` reads.
+DEFAULT_TOKEN_VECTORS: Final = True
+#: Re-rank stages ``recall(rerank=...)`` accepts (the engine's ``Rerank``).
+RerankName = Literal["none", "late_interaction"]
+#: Presets ``recall(quality=...)`` accepts: ``"best"`` is the setting measured best on LoCoMo
+#: (docs/hybrid.md): the ``hybrid`` strategy, the late-interaction stage over the top
+#: ``rerank_top_n``, relevance-only composite weights; each can still be given explicitly.
+QualityName = Literal["best"]
 
 
 class Request(BaseModel):
@@ -77,6 +90,7 @@ class OpenRequest(Request):
     auto_forget_floor: Optional[Number] = None
     auto_forget_interval: Optional[Seconds] = None
     auto_forget_limit: Optional[Count] = None
+    token_vectors: Flag = DEFAULT_TOKEN_VECTORS
 
 
 class RememberRequest(Request):
@@ -151,6 +165,10 @@ class RecallRequest(RankedRequest):
     session_id: Optional[Text] = None
     force_regex: Flag = False
     include_superseded: Flag = False
+    rerank: Optional[RerankName] = None
+    rerank_top_n: Count = DEFAULT_RERANK_TOP_N
+    cue_token_vectors: Optional[Matrix] = None
+    quality: Optional[QualityName] = None
 
 
 class PrimeRequest(RankedRequest):
