@@ -8,6 +8,7 @@ evidence turn ids. ``--latency`` also measures end-to-end recall + late-interact
     .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
         --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
         [--serve-rerank] [--latency 5000,100000 [--no-eval]] [--one-call [--questions N] [--experiments]]
+        [--stage-latency 5000,100000]
 
 ``--one-call`` runs issue 14's evaluation instead (``locomo/one_call.py``): ingest like a user,
 then one ``recall(question, top_k=10, ...)`` per question; ``--questions N`` keeps the first N
@@ -37,7 +38,7 @@ from hebbs.rerank import (
     Reranker,
     TokenVectorCache,
 )
-from locomo import data, latency, one_call, rerank_service
+from locomo import data, latency, one_call, rerank_service, stage_latency
 from locomo.metrics import Tally, table
 from locomo.settings import BEST_TOP_N, Query, Setting, settings
 from locomo.store import open_store
@@ -48,6 +49,9 @@ def main() -> None:
     conversations = data.load(args.data)
     if args.one_call:
         one_call.evaluate(conversations, args.questions, args.experiments)
+        return
+    if args.stage_latency:
+        stage_latency.report(conversations, [int(n) for n in args.stage_latency.split(",")])
         return
     if not args.no_eval:
         with ExitStack() as stack:
@@ -123,6 +127,9 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--no-eval", action="store_true", help="only the latency part")
     parser.add_argument(
         "--one-call", action="store_true", help="issue 14: one recall() per question"
+    )
+    parser.add_argument(
+        "--stage-latency", help="issue 14: recall p50 with the core re-rank stage, e.g. 100000"
     )
     parser.add_argument("--questions", type=int, help="with --one-call: questions per conversation")
     parser.add_argument(

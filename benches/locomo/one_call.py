@@ -29,6 +29,7 @@ from .metrics import Tally, table
 #: question and ``top_k=10``.
 CALLS: dict[str, Mapping[str, Any]] = {
     'recall(q, top_k=10) (similarity, default weights)': {},
+    'recall(q, strategies=["keyword"], top_k=10)': {"strategies": ["keyword"]},
     'recall(q, strategies=["hybrid"], top_k=10)': {"strategies": ["hybrid"]},
     'recall(q, top_k=10, quality="best")': {"quality": "best"},
 }

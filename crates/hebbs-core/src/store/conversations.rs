@@ -91,6 +91,8 @@ impl Store {
         let cf = self.cf(CONVERSATIONS);
         let keys: Vec<[u8; 1 + MemoryId::LEN]> = ids.iter().map(position_key).collect();
         let positions = self.db.batched_multi_get_cf(cf, keys.iter(), false);
+        // One iterator for every lookup: creating one per candidate cost more than the seeks.
+        let mut iter = self.db.raw_iterator_cf(cf);
         let mut out = Vec::with_capacity(ids.len());
         for position in positions {
             let Some(order) = position? else {
@@ -102,19 +104,12 @@ impl Store {
                 continue;
             };
             let prefix = &order[..end];
-            let mut upper = prefix.to_vec();
-            *upper
-                .last_mut()
-                .expect("the prefix ends with the terminator") = SESSION_END + 1;
-            let mut options = ReadOptions::default();
-            options.set_iterate_lower_bound(prefix.to_vec());
-            options.set_iterate_upper_bound(upper);
-            let mut iter = self.db.raw_iterator_cf_opt(cf, options);
+            let same_session = |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
             let mut found = Vec::with_capacity(2 * window);
             iter.seek(&*order);
             for _ in 0..window {
                 iter.prev();
-                match iter.key().and_then(id_of) {
+                match iter.key().filter(|key| same_session(key)).and_then(id_of) {
                     Some(id) => found.push(id),
                     None => break,
                 }
@@ -123,7 +118,7 @@ impl Store {
             iter.seek(&*order);
             for _ in 0..window {
                 iter.next();
-                match iter.key().and_then(id_of) {
+                match iter.key().filter(|key| same_session(key)).and_then(id_of) {
                     Some(id) => found.push(id),
                     None => break,
                 }

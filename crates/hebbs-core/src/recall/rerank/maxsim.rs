@@ -11,34 +11,63 @@
 //! (docs/hybrid.md).
 //!
 //! Each document's codes are widened to f32 once (a loop the compiler vectorises), then every
-//! query token is matched through [`dot`], the SIMD kernel of the vector index.
+//! query token is matched through `dot_in`, the SIMD kernel of the vector index, all inside one
+//! dispatch per document (the widening too is compiled for the CPU's instructions).
 
-use crate::index::vector::dot;
+use pulp::{Arch, Simd, WithSimd};
+
+use crate::index::vector::dot_in;
 use crate::memory::TokenVectors;
 
 /// Cosine at which a document token counts as the query token's word, for the IDF.
 pub const IDF_MATCH_THRESHOLD: f32 = 0.9;
 
 /// `best[j]` for every query token `j`: its largest cosine with any token of `document`.
-/// `query` rows are unit-norm, of the document's dimension.
+/// `query` rows are unit-norm, of the document's dimension; `scratch` is reused between calls.
 pub fn best_matches(
     query: &[Vec<f32>],
     document: &TokenVectors,
     scratch: &mut Vec<f32>,
 ) -> Vec<f32> {
-    let dimension = document.dimension;
-    scratch.clear();
-    scratch.extend(document.codes.iter().map(|code| f32::from(*code)));
-    let mut best = vec![f32::NEG_INFINITY; query.len()];
-    for (row, scale) in scratch.chunks_exact(dimension).zip(&document.scales) {
-        for (slot, token) in best.iter_mut().zip(query) {
-            let cosine = dot(token, row) * scale;
-            if cosine > *slot {
-                *slot = cosine;
+    Arch::new().dispatch(BestMatches {
+        query,
+        document,
+        scratch,
+    })
+}
+
+/// The kernel: one dispatch per document, the codes widened and every query token matched
+/// with the instructions of the CPU it runs on.
+struct BestMatches<'a> {
+    query: &'a [Vec<f32>],
+    document: &'a TokenVectors,
+    scratch: &'a mut Vec<f32>,
+}
+
+impl WithSimd for BestMatches<'_> {
+    type Output = Vec<f32>;
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> Vec<f32> {
+        let dimension = self.document.dimension;
+        self.scratch.clear();
+        self.scratch
+            .extend(self.document.codes.iter().map(|code| f32::from(*code)));
+        let mut best = vec![f32::NEG_INFINITY; self.query.len()];
+        for (row, scale) in self
+            .scratch
+            .chunks_exact(dimension)
+            .zip(&self.document.scales)
+        {
+            for (slot, token) in best.iter_mut().zip(self.query) {
+                let cosine = dot_in(simd, token, row) * scale;
+                if cosine > *slot {
+                    *slot = cosine;
+                }
             }
         }
+        best
     }
-    best
 }
 
 /// The IDF-weighted max-sim score of each document from its [`best_matches`] (all of one
