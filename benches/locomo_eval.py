@@ -7,8 +7,8 @@ evidence turn ids. ``--latency`` also measures end-to-end recall + late-interact
 
     .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
         --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
-        [--serve-rerank] [--latency 5000,100000 [--no-eval]] [--one-call [--questions N] [--experiments]]
-        [--stage-latency 5000,100000]
+        [--serve-rerank] [--latency 5000,100000 [--no-eval]]
+        [--one-call [--questions N] [--experiments]] [--stage-latency 5000,100000]
 
 ``--one-call`` runs issue 14's evaluation instead (``locomo/one_call.py``): ingest like a user,
 then one ``recall(question, top_k=10, ...)`` per question; ``--questions N`` keeps the first N

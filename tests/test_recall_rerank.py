@@ -17,7 +17,7 @@ from hebbs.embedder import Embedder
 from hebbs.embedder.token_vectors import dequantize_int8
 from hebbs.errors import InvalidInputError
 from hebbs.rerank import LateInteractionReranker, TokenVectorCache, maxsim_scores
-from remote import EMBEDDED_ONLY, Store
+from remote import Store
 
 CONVERSATION = [
     ("Caroline", "Caroline: I went to the LGBTQ support group yesterday and it was powerful."),
@@ -106,7 +106,7 @@ def test_remember_stores_what_index_memories_computes(mem: hebbs.Hebbs, embedder
         assert expected is not None
         np.testing.assert_array_equal(dequantize_int8(*pair), expected)
     revised = mem.revise(ids[3], content="Melanie: I painted a mountain at dusk.")
-    (codes, scales), = mem.get_token_vectors([revised.id])
+    ((codes, scales),) = mem.get_token_vectors([revised.id])
     fresh = reranker.document_vectors([revised.content])[0]
     np.testing.assert_allclose(dequantize_int8(codes, scales), fresh, atol=5e-3)
     assert codes.shape != stored[3][0].shape or not np.array_equal(codes, stored[3][0])
@@ -125,9 +125,13 @@ DIM = 8
 
 
 @pytest.mark.embedded_only("compares the core with numpy on a store of its own")
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
-def test_core_maxsim_matches_numpy(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+def test_core_maxsim_matches_numpy(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     count = data.draw(st.integers(1, 12))
     query = rng.normal(size=(data.draw(st.integers(1, 6)), DIM)).astype(np.float32)

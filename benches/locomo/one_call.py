@@ -28,7 +28,7 @@ from .metrics import Tally, table
 #: The calls compared: the name of a row and the keyword arguments of ``recall`` besides the
 #: question and ``top_k=10``.
 CALLS: dict[str, Mapping[str, Any]] = {
-    'recall(q, top_k=10) (similarity, default weights)': {},
+    "recall(q, top_k=10) (similarity, default weights)": {},
     'recall(q, strategies=["keyword"], top_k=10)': {"strategies": ["keyword"]},
     'recall(q, strategies=["hybrid"], top_k=10)': {"strategies": ["hybrid"]},
     'recall(q, top_k=10, quality="best")': {"quality": "best"},
@@ -52,7 +52,7 @@ def ingest(engine: hebbs.Hebbs, conversation: Conversation) -> list[bytes]:
         end = start
         while end < len(turns) and turns[end].session == turns[start].session:
             end += 1
-        session = turns[start : end]
+        session = turns[start:end]
         base = int(session[0].created_at.timestamp() * 1_000_000)
         stored = engine.remember_many(
             {
@@ -87,7 +87,9 @@ def evaluate(
                 started = time.perf_counter()
                 ids = ingest(engine, conversation)
                 ingest_seconds += time.perf_counter() - started
-                dia_of = {memory_id: turn.dia_id for memory_id, turn in zip(ids, conversation.turns)}
+                dia_of = {
+                    memory_id: turn.dia_id for memory_id, turn in zip(ids, conversation.turns)
+                }
                 for pair in engine.get_token_vectors(ids):
                     if pair is not None:
                         token_bytes += pair[0].nbytes + pair[1].nbytes

@@ -66,6 +66,7 @@ from hebbs.api import (
     SubscribeRequest,
     TombstonesRequest,
     parse,
+    resolve_quality,
     to_scoring_weights,
 )
 from hebbs.embedder import Embedder, as_embedder
@@ -89,12 +90,6 @@ StrategyLike = Union[str, RecallStrategyConfig]
 
 #: A memory's int8 token vectors as the engine stores them: codes and one scale per token.
 TokenPair = tuple[NDArray[np.int8], NDArray[np.float32]]
-
-#: The composite weights of ``quality="best"``: the fused relevance alone, so recency and the
-#: access counts each recall bumps do not decide which candidates reach the re-rank stage.
-BEST_SCORING_WEIGHTS = ScoringWeights(
-    w_relevance=1.0, w_recency=0.0, w_importance=0.0, w_reinforcement=0.0
-)
 
 
 class Hebbs:
@@ -558,7 +553,9 @@ class Hebbs:
             raise invalid("cue", "the late_interaction re-rank needs the cue's text")
         model = token_embedder(self.embedder)
         if model is None:
-            reason = "needs an embedder that gives token vectors (OnnxEmbedder) or cue_token_vectors"
+            reason = (
+                "needs an embedder that gives token vectors (OnnxEmbedder) or cue_token_vectors"
+            )
             raise invalid("rerank", reason)
         pooled, tokens = self._embed_tokens(model.embed_with_tokens, [cue], query=True)
         vector: NDArray[np.float32] = cue_embedding if cue_embedding is not None else pooled[0]
@@ -661,22 +658,6 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "session_id": request.session_id,
         "kind": request.kind,
     }
-
-
-def resolve_quality(request: RecallRequest) -> RecallRequest:
-    """``request`` with its ``quality`` preset applied to the fields the caller left unset
-    (see :data:`hebbs.api.requests.QualityName`)."""
-    if request.quality != "best":
-        return request
-    given = request.model_fields_set
-    changes: dict[str, Any] = {}
-    if "strategies" not in given:
-        changes["strategies"] = ("hybrid",)
-    if request.rerank is None:
-        changes["rerank"] = "late_interaction"
-    if request.scoring_weights is None:
-        changes["scoring_weights"] = BEST_SCORING_WEIGHTS
-    return request.model_copy(update=changes)
 
 
 def _check_embedder(embedder: object) -> None:

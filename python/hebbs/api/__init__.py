@@ -28,6 +28,7 @@ from hebbs.api.requests import (
     TombstonesRequest,
     WeightsInput,
     parse,
+    resolve_quality,
     to_scoring_weights,
 )
 
@@ -57,5 +58,6 @@ __all__ = [
     "TombstonesRequest",
     "WeightsInput",
     "parse",
+    "resolve_quality",
     "to_scoring_weights",
 ]

@@ -245,6 +245,29 @@ class SubscribeRequest(Request):
     queue_capacity: Count = DEFAULT_QUEUE_CAPACITY
 
 
+#: The composite weights of ``quality="best"``: the fused relevance alone, so recency and the
+#: access counts each recall bumps do not decide which candidates reach the re-rank stage.
+BEST_SCORING_WEIGHTS: Final = ScoringWeights(
+    w_relevance=1.0, w_recency=0.0, w_importance=0.0, w_reinforcement=0.0
+)
+
+
+def resolve_quality(request: RecallRequest) -> RecallRequest:
+    """``request`` with its ``quality`` preset applied to the fields the caller left unset
+    (see :data:`hebbs.api.requests.QualityName`)."""
+    if request.quality != "best":
+        return request
+    given = request.model_fields_set
+    changes: dict[str, Any] = {}
+    if "strategies" not in given:
+        changes["strategies"] = ("hybrid",)
+    if request.rerank is None:
+        changes["rerank"] = "late_interaction"
+    if request.scoring_weights is None:
+        changes["scoring_weights"] = BEST_SCORING_WEIGHTS
+    return request.model_copy(update=changes)
+
+
 R = TypeVar("R", bound=Request)
 
 

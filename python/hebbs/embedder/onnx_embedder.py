@@ -1,8 +1,8 @@
 """``OnnxEmbedder``: a sentence-embedding model run with onnxruntime and HF tokenizers.
 
 Owns tokenizer set-up (padding and truncation reset in code), the onnxruntime session, batching
-with length sorting, pooling (mean or CLS), L2 normalisation and per-token vectors (also from the same forward
-pass as the pooled vector, :meth:`OnnxEmbedder.embed_with_tokens`). onnxruntime
+with length sorting, pooling (mean or CLS), L2 normalisation and per-token vectors (also from
+the same forward pass as the pooled vector, :meth:`OnnxEmbedder.embed_with_tokens`). onnxruntime
 and tokenizers are imported when an ``OnnxEmbedder`` is built, not when this module is imported.
 """
 

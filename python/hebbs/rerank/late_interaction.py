@@ -82,9 +82,7 @@ class LateInteractionReranker:
         self.skip_punctuation = skip_punctuation
         self.query_weighting: QueryWeighting = query_weighting
         self._tokenizer = _unpadded_tokenizer(self.embedder)
-        self._punctuation_ids = (
-            punctuation_ids(self._tokenizer) if skip_punctuation else _NO_TOKENS
-        )
+        self._punctuation_ids = punctuation_ids(self._tokenizer) if skip_punctuation else _NO_TOKENS
 
     def __repr__(self) -> str:
         return (

@@ -29,10 +29,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hebbs._convert import invalid
+from hebbs.embedder.token_vectors import dequantize_int8, quantize_int8
 from hebbs.errors import InvalidInputError
 from hebbs.types import MemoryIdLike, TokenVectors, TokenVectorsItem
-
-from hebbs.embedder.token_vectors import dequantize_int8, quantize_int8
 
 from .constants import CACHE_DTYPES, DEFAULT_CACHE_DTYPE, CacheDtype
 

@@ -54,20 +54,53 @@ impl WithSimd for BestMatches<'_> {
         self.scratch
             .extend(self.document.codes.iter().map(|code| f32::from(*code)));
         let mut best = vec![f32::NEG_INFINITY; self.query.len()];
-        for (row, scale) in self
-            .scratch
-            .chunks_exact(dimension)
-            .zip(&self.document.scales)
-        {
-            for (slot, token) in best.iter_mut().zip(self.query) {
-                let cosine = dot_in(simd, token, row) * scale;
-                if cosine > *slot {
-                    *slot = cosine;
+        let rows: Vec<&[f32]> = self.scratch.chunks_exact(dimension).collect();
+        let blocked = dimension % S::F32_LANES == 0;
+        let mut start = 0;
+        while start < self.query.len() {
+            let end = (start + TOKEN_BLOCK).min(self.query.len());
+            let tokens = &self.query[start..end];
+            for (row, scale) in rows.iter().zip(&self.document.scales) {
+                let mut dots = [0.0f32; TOKEN_BLOCK];
+                if blocked && tokens.len() == TOKEN_BLOCK {
+                    dots = block_dots(simd, row, tokens);
+                } else {
+                    for (slot, token) in dots.iter_mut().zip(tokens) {
+                        *slot = dot_in(simd, token, row);
+                    }
+                }
+                for (slot, dot) in best[start..end].iter_mut().zip(dots) {
+                    let cosine = dot * scale;
+                    if cosine > *slot {
+                        *slot = cosine;
+                    }
                 }
             }
+            start = end;
         }
         best
     }
+}
+
+/// Query tokens matched together against one document row: the row is loaded once per block
+/// and each token has its own accumulator, so the loop is bound by the multiply-adds rather
+/// than by loads (1.2x a dot product per token on 384-d, measured single-threaded on a busy
+/// core: 3.3-4.0 ms against 4.0-5.6 ms for 750 memories of 28 tokens and 10 cue tokens).
+const TOKEN_BLOCK: usize = 4;
+
+/// The dot products of `row` with each of [`TOKEN_BLOCK`] `tokens`, all of the row's length,
+/// a multiple of the SIMD width.
+#[inline(always)]
+fn block_dots<S: Simd>(simd: S, row: &[f32], tokens: &[Vec<f32>]) -> [f32; TOKEN_BLOCK] {
+    let (row, _) = S::as_simd_f32s(row);
+    let lanes: [&[S::f32s]; TOKEN_BLOCK] = std::array::from_fn(|k| S::as_simd_f32s(&tokens[k]).0);
+    let mut sums = [simd.splat_f32s(0.0); TOKEN_BLOCK];
+    for (i, chunk) in row.iter().enumerate() {
+        for k in 0..TOKEN_BLOCK {
+            sums[k] = simd.mul_add_e_f32s(*chunk, lanes[k][i], sums[k]);
+        }
+    }
+    sums.map(|sum| simd.reduce_sum_f32s(sum))
 }
 
 /// The IDF-weighted max-sim score of each document from its [`best_matches`] (all of one
@@ -151,10 +184,11 @@ mod tests {
     }
 
     fn case() -> impl Strategy<Value = (Vec<Vec<f32>>, Vec<TokenVectors>)> {
-        (1usize..40).prop_flat_map(|dimension| {
+        // Any width, and widths of whole SIMD blocks (the blocked kernel) such as the model's.
+        prop_oneof![1usize..40, Just(64usize), Just(384usize)].prop_flat_map(|dimension| {
             let query = proptest::collection::vec(
                 proptest::collection::vec(-1.0f32..1.0, dimension).prop_map(unit),
-                1..6,
+                1..11,
             );
             let document = (1usize..8).prop_flat_map(move |tokens| {
                 (
