@@ -55,7 +55,7 @@ impl WithSimd for BestMatches<'_> {
             .extend(self.document.codes.iter().map(|code| f32::from(*code)));
         let mut best = vec![f32::NEG_INFINITY; self.query.len()];
         let rows: Vec<&[f32]> = self.scratch.chunks_exact(dimension).collect();
-        let blocked = dimension % S::F32_LANES == 0;
+        let blocked = dimension.is_multiple_of(S::F32_LANES);
         let mut start = 0;
         while start < self.query.len() {
             let end = (start + TOKEN_BLOCK).min(self.query.len());
