@@ -155,6 +155,10 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "session_id": None,
                 "force_regex": False,
                 "include_superseded": False,
+                "rerank": None,
+                "rerank_top_n": 150,
+                "cue_token_vectors": None,
+                "quality": None,
             },
         ),
         "prime": (
@@ -238,6 +242,7 @@ CASES = [
         "scoring_weights", "cue_embedding", "include_embedding", "seed_memory_id",
         "edge_types", "max_depth", "direction", "analogical_alpha", "cue_context", "rrf_k",
         "min_relevance", "graph_context", "session_id", "force_regex", "include_superseded",
+        "rerank", "rerank_top_n", "cue_token_vectors", "quality",
     )
 ] + [
     ("prime", p)

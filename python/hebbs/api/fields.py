@@ -187,33 +187,30 @@ def _list(what: str) -> BeforeValidator:
 
 
 def _vector(value: object) -> NDArray[np.float32]:
-    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == 1:
-        return value
-    if isinstance(value, (str, bytes, Mapping)):
-        raise wrong_type("a 1-D array of numbers")
-    try:
-        with np.errstate(over="ignore"):  # past float32's range is inf: the engine refuses it
-            array = np.asarray(value, dtype=np.float32)
-    except (TypeError, ValueError, OverflowError):
-        raise wrong_type("a 1-D array of numbers") from None
-    if array.ndim != 1:
-        raise bad_value(f"expected a 1-D vector, got shape {array.shape}")
-    return array
+    return _array(value, 1, "a 1-D array of numbers", "a 1-D vector")
 
 
 def _matrix(value: object) -> NDArray[np.float32]:
-    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == 2:
+    return np.ascontiguousarray(
+        _array(value, 2, "a 2-D array of numbers", "a 2-D [tokens, dimension] array")
+    )
+
+
+def _array(value: object, ndim: int, expected: str, shape: str) -> NDArray[np.float32]:
+    """``value`` as a float32 array of ``ndim`` dimensions (``expected`` and ``shape`` word the
+    errors)."""
+    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == ndim:
         return value
     if isinstance(value, (str, bytes, Mapping)):
-        raise wrong_type("a 2-D array of numbers")
+        raise wrong_type(expected)
     try:
         with np.errstate(over="ignore"):  # past float32's range is inf: the engine refuses it
             array = np.asarray(value, dtype=np.float32)
     except (TypeError, ValueError, OverflowError):
-        raise wrong_type("a 2-D array of numbers") from None
-    if array.ndim != 2:
-        raise bad_value(f"expected a 2-D [tokens, dimension] array, got shape {array.shape}")
-    return np.ascontiguousarray(array)
+        raise wrong_type(expected) from None
+    if array.ndim != ndim:
+        raise bad_value(f"expected {shape}, got shape {array.shape}")
+    return array
 
 
 def _json_value(value: object, depth: int) -> None:

@@ -106,24 +106,21 @@ impl Store {
             let prefix = &order[..end];
             let same_session = |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
             let mut found = Vec::with_capacity(2 * window);
-            iter.seek(&*order);
-            for _ in 0..window {
-                iter.prev();
-                match iter.key().filter(|key| same_session(key)).and_then(id_of) {
-                    Some(id) => found.push(id),
-                    None => break,
+            for forward in [false, true] {
+                iter.seek(&*order);
+                for _ in 0..window {
+                    if forward {
+                        iter.next();
+                    } else {
+                        iter.prev();
+                    }
+                    match iter.key().filter(|key| same_session(key)).and_then(id_of) {
+                        Some(id) => found.push(id),
+                        None => break,
+                    }
                 }
+                iter.status()?;
             }
-            iter.status()?;
-            iter.seek(&*order);
-            for _ in 0..window {
-                iter.next();
-                match iter.key().filter(|key| same_session(key)).and_then(id_of) {
-                    Some(id) => found.push(id),
-                    None => break,
-                }
-            }
-            iter.status()?;
             out.push(found);
         }
         Ok(out)
