@@ -8,6 +8,11 @@ evidence turn ids. ``--latency`` also measures end-to-end recall + late-interact
     .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
         --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
         [--serve-rerank] [--latency 5000,100000 [--no-eval]]
+        [--one-call [--questions N] [--experiments]] [--stage-latency 5000,100000]
+
+``--one-call`` runs issue 14's evaluation instead (``locomo/one_call.py``): ingest like a user,
+then one ``recall(question, top_k=10, ...)`` per question; ``--questions N`` keeps the first N
+questions of each conversation (a dev subset while iterating).
 
 ``--serve-rerank`` starts a local ``/rerank`` service backed by the late-interaction re-ranker
 (``locomo/rerank_service.py``) and adds the HTTP re-ranker row against it: it must reproduce
@@ -33,7 +38,7 @@ from hebbs.rerank import (
     Reranker,
     TokenVectorCache,
 )
-from locomo import data, latency, rerank_service
+from locomo import data, latency, one_call, rerank_service, stage_latency
 from locomo.metrics import Tally, table
 from locomo.settings import BEST_TOP_N, Query, Setting, settings
 from locomo.store import open_store
@@ -42,6 +47,12 @@ from locomo.store import open_store
 def main() -> None:
     args = _parse()
     conversations = data.load(args.data)
+    if args.one_call:
+        one_call.evaluate(conversations, args.questions, args.experiments)
+        return
+    if args.stage_latency:
+        stage_latency.report(conversations, [int(n) for n in args.stage_latency.split(",")])
+        return
     if not args.no_eval:
         with ExitStack() as stack:
             if args.serve_rerank:
@@ -114,6 +125,16 @@ def _parse() -> argparse.Namespace:
     )
     parser.add_argument("--latency", help="memory counts for the p50 latency, e.g. 5000,100000")
     parser.add_argument("--no-eval", action="store_true", help="only the latency part")
+    parser.add_argument(
+        "--one-call", action="store_true", help="issue 14: one recall() per question"
+    )
+    parser.add_argument(
+        "--stage-latency", help="issue 14: recall p50 with the core re-rank stage, e.g. 100000"
+    )
+    parser.add_argument("--questions", type=int, help="with --one-call: questions per conversation")
+    parser.add_argument(
+        "--experiments", action="store_true", help="with --one-call: the preset's variants too"
+    )
     args = parser.parse_args()
     if (args.cross_encoder_model is None) != (args.cross_encoder_tokenizer is None):
         parser.error("--cross-encoder-model and --cross-encoder-tokenizer go together")

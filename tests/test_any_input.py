@@ -189,6 +189,10 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "force_regex": False,
                 "include_superseded": False,
                 "include_organization": False,
+                "rerank": None,
+                "rerank_top_n": 150,
+                "cue_token_vectors": None,
+                "quality": None,
             },
         ),
         "prime": (
@@ -285,6 +289,7 @@ CASES = [
         "edge_types", "max_depth", "direction", "analogical_alpha", "cue_context", "rrf_k",
         "min_relevance", "graph_context", "session_id", "force_regex", "include_superseded",
         "include_organization",
+        "rerank", "rerank_top_n", "cue_token_vectors", "quality",
     )
 ] + [
     ("prime", p)

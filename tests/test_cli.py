@@ -367,6 +367,32 @@ def test_hybrid_regex_floor_sessions_and_orphans(cli: Cli) -> None:
     assert_usage_error(cli("recall", "x", "--min-relevance", "2"), "--min-relevance")
 
 
+def test_recall_quality_best_reranks_in_the_core(cli: Cli) -> None:
+    ticket = remember_id(cli, "Ticket INC4711: the invoice export times out", "--session", "c1")
+    remember_id(cli, "The coffee machine is broken", "--session", "c1")
+    best = cli("recall", "invoice export timeout", "--quality", "best", "--json").json()
+    top = best["results"][0]
+    assert top["memory"]["id"] == ticket
+    assert top["strategy_details"][0]["strategy"] == "hybrid"
+    assert top["strategy_details"][0]["rerank_score"] is not None
+    assert top["strategy_details"][0]["late_interaction_score"] is not None
+    assert "rerank=" in cli("recall", "invoice export", "--quality", "best").out
+    spelled = cli(
+        "recall",
+        "invoice export",
+        "--strategy",
+        "hybrid",
+        "--rerank",
+        "late_interaction",
+        "--rerank-top-n",
+        "1",
+        "--json",
+    ).json()
+    assert spelled["results"][0]["strategy_details"][0]["rerank_score"] is not None
+    assert spelled["results"][1]["strategy_details"][0]["rerank_score"] is None
+    assert_usage_error(cli("recall", "x", "--quality", "fast"), "--quality")
+
+
 def test_list_pages_with_a_cursor(cli: Cli) -> None:
     ids = [remember_id(cli, f"listed {i}", "--entity-id", "lister") for i in range(3)]
     remember_id(cli, "someone else's", "--entity-id", "other")

@@ -170,6 +170,9 @@ def flags(seed_id: str) -> list[Flag]:
             ("abc", "-1", HUGE, "nan", "21", "", SURROGATE),
         ),
         Flag(recall, "--session", "--session", BAD_TEXT),
+        Flag(recall, "--quality", "--quality", ("fast", "", SURROGATE)),
+        Flag(recall, "--rerank", "--rerank", ("colbert", "", SURROGATE)),
+        Flag(recall, "--rerank-top-n", "--rerank-top-n", ("abc", "-1", HUGE, "")),
         Flag(
             ("recall", "x", "--strategy", "analogical"), "--cue-context", "--cue-context", BAD_JSON
         ),

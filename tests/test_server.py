@@ -373,6 +373,20 @@ def test_subscribe_streams_pushes_and_closes_on_disconnect(api: Api) -> None:
     assert open_leases(api) == 0
 
 
+def test_recall_refuses_bad_rerank_options(api: Api) -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"cue": "x", "rerank": "colbert"}, "rerank"),
+        ({"cue": "x", "rerank_top_n": -1}, "rerank_top_n"),
+        ({"cue": "x", "quality": "fast"}, "quality"),
+        ({"cue": "x", "cue_token_vectors": [1.0, 2.0]}, "cue_token_vectors"),
+        # This server's embedder is a plain callable: it gives no token vectors.
+        ({"cue": "x", "strategies": ["hybrid"], "rerank": "late_interaction"}, "rerank"),
+    ]
+    for body, field in cases:
+        error = api.post("/v1/memories/recall", body, 400)
+        assert (error["error_code"], error["field"]) == ("invalid_input", field), body
+
+
 def test_subscribe_needs_a_cue(api: Api) -> None:
     error = api.post("/v1/subscribe", {"entity_id": "acme"}, 400)
     assert (error["error_code"], error["field"]) == ("invalid_input", "cue")

@@ -28,14 +28,14 @@ DOCUMENTS = [
 def count_document_encodings(monkeypatch: pytest.MonkeyPatch, embedder: OnnxEmbedder) -> list[int]:
     """Wraps the embedder's token model so each document (not query) text run is counted."""
     encoded: list[int] = []
-    original: Callable[..., Any] = embedder.token_embeddings
+    original: Callable[..., Any] = embedder.embed_with_tokens
 
     def counted(texts: Sequence[str], *, query: bool = False) -> Any:
         if not query:
             encoded.append(len(texts))
         return original(texts, query=query)
 
-    monkeypatch.setattr(embedder, "token_embeddings", counted)
+    monkeypatch.setattr(embedder, "embed_with_tokens", counted)
     return encoded
 
 
@@ -43,7 +43,8 @@ def test_scores_after_a_reopen_equal_the_warm_cache_without_encoding(
     tmp_path: Path, embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     encoded = count_document_encodings(monkeypatch, embedder)
-    with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder) as mem:
+    # A store written without token vectors (as before remember stored them): the cache fills it.
+    with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder, token_vectors=False) as mem:
         ids = [m.id for m in mem.remember_many([{"content": text} for text in DOCUMENTS])]
         cache = TokenVectorCache(store=mem)
         reranker = LateInteractionReranker(embedder, cache=cache)
@@ -89,7 +90,7 @@ def test_forget_deletes_the_stored_vectors(tmp_path: Path, embedder: OnnxEmbedde
 
 
 def test_bad_shapes_name_the_field_and_write_nothing(tmp_path: Path, embedder: Any) -> None:
-    with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder) as mem:
+    with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder, token_vectors=False) as mem:
         ids = [m.id for m in mem.remember_many([{"content": "a"}, {"content": "b"}])]
         codes = np.ones((3, 4), dtype=np.int8)
         scales = np.full(3, 0.01, dtype=np.float32)

@@ -266,6 +266,8 @@ detail_dict = st.fixed_dictionaries(
         "dense_score": st.none() | f32,
         "bm25_score": st.none() | f32,
         "rrf_score": st.none() | f32,
+        "late_interaction_score": st.none() | f32,
+        "rerank_score": st.none() | f32,
     }
 )
 edge_dict = st.fixed_dictionaries(

@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_LIST_PAGE",
     "DEFAULT_PRIME_MAX_MEMORIES",
     "DEFAULT_QUEUE_CAPACITY",
+    "DEFAULT_RERANK_TOP_N",
     "DEFAULT_RRF_K",
     "DEFAULT_TOMBSTONE_PAGE",
     "DEFAULT_TOP_K",
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_ENTITY_ID_BYTES",
     "MAX_LIST_PAGE",
     "MAX_QUEUE_CAPACITY",
+    "MAX_RERANK_TOP_N",
     "MAX_TOP_K",
     "MAX_VECTOR_DIMENSION",
     "STRATEGIES",
@@ -77,6 +79,8 @@ MAX_CAUSAL_DEPTH: int
 DEFAULT_ANALOGICAL_ALPHA: float
 DEFAULT_PRIME_MAX_MEMORIES: int
 DEFAULT_RRF_K: int
+DEFAULT_RERANK_TOP_N: int
+MAX_RERANK_TOP_N: int
 DEFAULT_GRAPH_CONTEXT: int
 DEFAULT_LIST_LIMIT: int
 DEFAULT_EF_SEARCH: int
@@ -241,6 +245,10 @@ class StrategyDetail:
     def bm25_score(self) -> float | None: ...
     @property
     def rrf_score(self) -> float | None: ...
+    @property
+    def late_interaction_score(self) -> float | None: ...
+    @property
+    def rerank_score(self) -> float | None: ...
     def to_dict(self) -> dict[str, Any]: ...
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StrategyDetail: ...
@@ -468,6 +476,7 @@ class NativeEngine:
         created_at: int | None = None,
         session_id: str | None = None,
         kind: MemoryKind | str | None = None,
+        token_vectors: tuple[NDArray[np.int8], NDArray[np.float32]] | None = None,
     ) -> Memory: ...
     def remember_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
@@ -495,6 +504,9 @@ class NativeEngine:
         graph_context: int = ...,
         session_id: str | None = None,
         include_superseded: bool = False,
+        rerank: str | None = None,
+        rerank_top_n: int = ...,
+        cue_token_vectors: NDArray[np.float32] | None = None,
     ) -> RecallOutput: ...
     def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...
@@ -551,6 +563,7 @@ class NativeEngine:
         importance: float | None = None,
         context: dict[str, Any] | None = None,
         entity_id: str | None = None,
+        token_vectors: tuple[NDArray[np.int8], NDArray[np.float32]] | None = None,
     ) -> Memory: ...
     def lineage(self, id: bytes | str) -> list[Memory]: ...
     def edges(self, id: bytes | str, direction: str = "out") -> list[Edge]: ...

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any, Callable, Final, Union
+from typing import Any, Callable, Final, Optional, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,6 +26,7 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_RERANK_TOP_N,
     DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
@@ -46,6 +47,7 @@ from hebbs._native import (
 )
 from hebbs.api import (
     DEFAULT_STRATEGIES,
+    DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
     CommitInsight,
@@ -73,6 +75,7 @@ from hebbs.api import (
     SubscribeRequest,
     TombstonesRequest,
     parse,
+    resolve_quality,
     to_scoring_weights,
 )
 from hebbs.consolidate import ContradictionCandidate, contradictions
@@ -85,6 +88,7 @@ from hebbs.consolidate.constants import (
 )
 from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
+from hebbs.embedder.token_vectors import quantize_int8, token_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
 from hebbs.index import IndexResult
 from hebbs.index import pipeline as index_pipeline
@@ -119,6 +123,13 @@ ORGANIZATION_THREADS: Final = 8
 #: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
 StrategyLike = Union[str, RecallStrategyConfig]
 
+#: A memory's int8 token vectors as the engine stores them: codes and one scale per token.
+TokenPair = tuple[NDArray[np.int8], NDArray[np.float32]]
+
+#: A recall cue as the engine takes it: the pooled vector and, for the late-interaction stage,
+#: the token vectors (each None when not needed).
+Cue = tuple[Optional[NDArray[np.float32]], Optional[NDArray[np.float32]]]
+
 
 class Hebbs:
     """An open hebbs database, in this process.
@@ -133,8 +144,11 @@ class Hebbs:
         embedder: EmbedderLike = None,
         organization: Hebbs | None = None,
         llm: LLMProvider | None = None,
+        *,
+        token_vectors: bool = DEFAULT_TOKEN_VECTORS,
     ) -> None:
         self._native = native
+        self._token_vectors = token_vectors
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
@@ -161,6 +175,7 @@ class Hebbs:
         llm: LLMProvider | None = None,
         reflect_after_memories: int | None = None,
         reflect_interval: float | timedelta | None = None,
+        token_vectors: bool = DEFAULT_TOKEN_VECTORS,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -184,6 +199,12 @@ class Hebbs:
         ``reflect_interval`` start the background reflection: a thread that runs
         :meth:`reflect` once the store has that many more memories, or that many seconds
         passed (off the write path; stopped by :meth:`close`).
+
+        ``token_vectors`` (on by default) stores each memory's int8 token vectors, taken from
+        the embedding pass ``remember`` runs anyway (about 11 KB a memory with the bundled
+        model), for the late-interaction re-rank stage of ``recall(quality="best")``; it needs
+        an embedder that gives token vectors (an :class:`~hebbs.embedder.OnnxEmbedder`, as the
+        bundled one) and applies to texts the embedder embeds, not to given embeddings.
         """
         arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder", "llm")}
         request = parse(OpenRequest, arguments)
@@ -207,7 +228,13 @@ class Hebbs:
             except BaseException:
                 native.close()
                 raise
-        engine = cls(native, embedder, organization=organization_store, llm=llm)
+        engine = cls(
+            native,
+            embedder,
+            organization=organization_store,
+            llm=llm,
+            token_vectors=request.token_vectors,
+        )
         if request.reflect_after_memories is not None or request.reflect_interval is not None:
             engine._trigger = ReflectTrigger(
                 engine, request.reflect_after_memories, request.reflect_interval
@@ -235,6 +262,29 @@ class Hebbs:
             )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def _embed_documents(
+        self, texts: list[str]
+    ) -> tuple[NDArray[np.float32], list[TokenPair] | None]:
+        """The vectors of texts to store and, when the store keeps token vectors and the
+        embedder gives them, their int8 token vectors from the same forward pass."""
+        model = token_embedder(self.embedder) if self._token_vectors else None
+        if model is None:
+            return self._embed(texts, query=False), None
+        pooled, tokens = self._embed_tokens(model.embed_with_tokens, texts, query=False)
+        return pooled, [quantize_int8(matrix) for matrix in tokens]
+
+    @staticmethod
+    def _embed_tokens(
+        run: Callable[..., tuple[NDArray[np.float32], list[NDArray[np.float32]]]],
+        texts: list[str],
+        *,
+        query: bool,
+    ) -> tuple[NDArray[np.float32], list[NDArray[np.float32]]]:
+        try:
+            return run(texts, query=query)
+        except Exception as error:
+            raise EmbeddingError(f"the embedder failed: {error}") from error
+
     def remember(
         self,
         content: str,
@@ -259,18 +309,21 @@ class Hebbs:
         ``content`` is returned instead, reinforced (one access recorded), and nothing is
         stored (see :mod:`hebbs.consolidate.dedup`)."""
         request = parse(RememberRequest, locals())
-        vector = (
-            request.embedding
-            if request.embedding is not None
-            else self._embed([request.content], query=False)[0]
-        )
+        tokens: TokenPair | None = None
+        if request.embedding is not None:
+            vector = request.embedding
+        else:
+            vectors, pairs = self._embed_documents([request.content])
+            vector, tokens = vectors[0], pairs[0] if pairs else None
         if request.dedup:
             found = duplicate_of(
                 self._native, vector, request.content, request.entity_id, request.dedup_threshold
             )
             if found is not None:
                 return found
-        return self._native.remember(request.content, vector, **_stored_fields(request))
+        return self._native.remember(
+            request.content, vector, **_stored_fields(request), token_vectors=tokens
+        )
 
     def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
         """Stores many memories with one embedding batch and one atomic write.
@@ -286,12 +339,17 @@ class Hebbs:
             if item.dedup:
                 raise invalid(f"items[{index}].dedup", "dedup applies to remember one at a time")
         vectors: list[NDArray[np.float32] | None] = [item.embedding for item in requests]
+        tokens: list[TokenPair | None] = [None] * len(requests)
         missing = [i for i, vector in enumerate(vectors) if vector is None]
         if missing:
-            embedded = self._embed([requests[i].content for i in missing], query=False)
+            embedded, pairs = self._embed_documents([requests[i].content for i in missing])
             for j, i in enumerate(missing):
                 vectors[i] = embedded[j]
-        rows = [{"content": item.content, **_stored_fields(item)} for item in requests]
+                tokens[i] = pairs[j] if pairs else None
+        rows = [
+            {"content": item.content, **_stored_fields(item), "token_vectors": pair}
+            for item, pair in zip(requests, tokens)
+        ]
         dims = {vector.shape[0] for vector in vectors if vector is not None}
         if len(dims) != 1:
             raise invalid("items", f"embeddings of different dimensions {sorted(dims)}")
@@ -345,6 +403,10 @@ class Hebbs:
         force_regex: bool = False,
         include_superseded: bool = False,
         include_organization: bool = False,
+        rerank: str | None = None,
+        rerank_top_n: int = DEFAULT_RERANK_TOP_N,
+        cue_token_vectors: Any = None,
+        quality: str | None = None,
     ) -> RecallOutput:
         """Recalls memories for ``cue`` with one or more strategies, run in parallel.
 
@@ -369,6 +431,15 @@ class Hebbs:
         ``include_organization`` runs the same recall against the organization's store (see
         :meth:`open`) in parallel and returns its answer as ``organization_memory``.
 
+        ``rerank="late_interaction"`` re-scores the first ``rerank_top_n`` ranked candidates
+        by IDF-weighted max-sim of the cue's token vectors (from the same forward pass as its
+        vector, or ``cue_token_vectors``) against the memories' stored token vectors, plus the
+        turns around each one in its conversation (``session_id`` at remember time) and the
+        entity and the month or year the cue names, and re-orders them by that score (each
+        result's ``scores["rerank"]``; ``score`` stays the composite). ``quality="best"`` is
+        the measured best setting: ``strategies=["hybrid"]``, that re-rank, relevance-only
+        weights, each unless given (docs/hybrid.md).
+
         A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
         that reads vectors without a cue) is reported in ``strategy_errors`` while the others
         answer; only if every strategy fails does the call raise.
@@ -382,11 +453,21 @@ class Hebbs:
             organization = self._organization
         return recall_with(self, organization, request)
 
-    def _recall(
-        self, request: RecallRequest, vector: NDArray[np.float32] | None, *, member: bool
-    ) -> RecallOutput:
-        """The native recall of a checked request with the cue's ``vector``; as an
+    def _cue(self, request: RecallRequest) -> Cue:
+        """The cue's vector (see :meth:`_cue_vector`) and, for the late-interaction stage, its
+        token vectors from the same forward pass (unless the request brings them)."""
+        items = ["regex"] if request.force_regex else request.strategies
+        cue_tokens = request.cue_token_vectors
+        if request.rerank == "late_interaction" and cue_tokens is None:
+            vector, cue_tokens = self._cue_with_tokens(request.cue, request.cue_embedding)
+        else:
+            vector = self._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
+        return vector, cue_tokens
+
+    def _recall(self, request: RecallRequest, cue: Cue, *, member: bool) -> RecallOutput:
+        """The native recall of a checked request with the ``cue`` of :meth:`_cue`; as an
         organization's store (``member`` False) it records no chat context."""
+        vector, cue_tokens = cue
         items = ["regex"] if request.force_regex else request.strategies
         return self._native.recall(
             vector,
@@ -396,6 +477,9 @@ class Hebbs:
             time_range=request.time_range,
             ef_search=request.ef_search,
             scoring_weights=to_scoring_weights(request.scoring_weights),
+            rerank=request.rerank,
+            rerank_top_n=request.rerank_top_n,
+            cue_token_vectors=cue_tokens,
             include_embedding=request.include_embedding,
             seed_memory_id=request.seed_memory_id,
             edge_types=request.edge_types,
@@ -451,8 +535,10 @@ class Hebbs:
         """
         request = parse(ReviseRequest, locals())
         vector = request.embedding
+        tokens: TokenPair | None = None
         if vector is None and request.content is not None:
-            vector = self._embed([request.content], query=False)[0]
+            vectors, pairs = self._embed_documents([request.content])
+            vector, tokens = vectors[0], pairs[0] if pairs else None
         return self._native.revise(
             request.id,
             content=request.content,
@@ -460,6 +546,7 @@ class Hebbs:
             importance=request.importance,
             context=request.context,
             entity_id=request.entity_id,
+            token_vectors=tokens,
         )
 
     def lineage(self, id: MemoryIdLike) -> list[Memory]:
@@ -573,6 +660,23 @@ class Hebbs:
             scoring_weights=to_scoring_weights(request.scoring_weights),
             include_embedding=request.include_embedding,
         )
+
+    def _cue_with_tokens(
+        self, cue: str | None, cue_embedding: Any
+    ) -> tuple[NDArray[np.float32] | None, NDArray[np.float32]]:
+        """The cue's vector (``cue_embedding`` if given) and its token vectors, both from one
+        forward pass of the embedder, for the late-interaction stage."""
+        if cue is None or not cue.strip():
+            raise invalid("cue", "the late_interaction re-rank needs the cue's text")
+        model = token_embedder(self.embedder)
+        if model is None:
+            reason = (
+                "needs an embedder that gives token vectors (OnnxEmbedder) or cue_token_vectors"
+            )
+            raise invalid("rerank", reason)
+        pooled, tokens = self._embed_tokens(model.embed_with_tokens, [cue], query=True)
+        vector: NDArray[np.float32] = cue_embedding if cue_embedding is not None else pooled[0]
+        return vector, tokens[0]
 
     def _cue_vector(
         self, cue: str | None, cue_embedding: Any, names: set[str]
@@ -814,18 +918,20 @@ class Hebbs:
 
 
 def recall_with(member: Hebbs, organization: Hebbs | None, request: RecallRequest) -> RecallOutput:
-    """Runs a checked recall on ``member``, and, when ``organization`` is given, the same
+    """Runs a checked recall on ``member`` (its ``quality`` preset applied), and, when
+    ``organization`` is given, the same
     recall on the organization's store in parallel, its answer as ``organization_memory`` (what
     :meth:`Hebbs.recall` and the server's recall share). The cue is embedded once, by the
     member. When the recall fails on the organization's store (a seed memory that only the
     member has, say) its answer carries the failure in ``strategy_errors`` instead of raising:
     the member's answer stands."""
+    request = resolve_quality(request)
     items = ["regex"] if request.force_regex else request.strategies
-    vector = member._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
+    cue = member._cue(request)
     if organization is None:
-        return member._recall(request, vector, member=True)
-    pending = _organization_pool().submit(organization._recall, request, vector, member=False)
-    own = member._recall(request, vector, member=True)
+        return member._recall(request, cue, member=True)
+    pending = _organization_pool().submit(organization._recall, request, cue, member=False)
+    own = member._recall(request, cue, member=True)
     try:
         theirs = pending.result()
     except (InvalidInputError, NotFoundError) as error:

@@ -10,7 +10,7 @@ use hebbs_core::engine::{
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
-use hebbs_core::recall::{PrimeRequest, RecallRequest, Strategy, StrategyConfig};
+use hebbs_core::recall::{PrimeRequest, RecallRequest, Rerank, Strategy, StrategyConfig};
 use hebbs_core::{Engine, EngineConfig, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -29,7 +29,7 @@ use crate::recall_types::{
 use crate::restore::restore_inputs;
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
-use crate::token_vectors::{extract_items, to_arrays, TokenArrays};
+use crate::token_vectors::{extract_items, extract_pair, matrix_rows, to_arrays, TokenArrays};
 use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
@@ -137,7 +137,7 @@ impl NativeEngine {
     }
 
     /// Stores one memory; `embedding` is a float32 vector.
-    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None, kind = None))]
+    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None, kind = None, token_vectors = None))]
     #[allow(clippy::too_many_arguments)]
     fn remember(
         &self,
@@ -151,6 +151,7 @@ impl NativeEngine {
         created_at: Option<u64>,
         session_id: Option<String>,
         kind: Option<&Bound<'_, PyAny>>,
+        token_vectors: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Memory> {
         let embedding = vector_of(&embedding, "embedding")?;
         let mut input = with_context_and_edges(
@@ -163,6 +164,10 @@ impl NativeEngine {
         if let Some(kind) = kind.filter(|kind| !kind.is_none()) {
             input.kind = extract_kind(kind, "kind")?;
         }
+        input.token_vectors = token_vectors
+            .filter(|object| !object.is_none())
+            .map(|object| extract_pair(object, "token_vectors"))
+            .transpose()?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.remember(input))?;
         Memory::from_core(py, memory)
@@ -234,6 +239,9 @@ impl NativeEngine {
             if let Some(kind) = field("kind")? {
                 input.kind = extract_kind(&kind, &format!("{prefix}kind"))?;
             }
+            input.token_vectors = field("token_vectors")?
+                .map(|pair| extract_pair(&pair, &format!("{prefix}token_vectors")))
+                .transpose()?;
             inputs.push(input);
         }
         let engine = self.slot.get().map_err(to_py_err)?;
@@ -260,7 +268,7 @@ impl NativeEngine {
 
     /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
     /// needed by `similarity` and `analogical`, and by `causal` without a seed.
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false))]
+    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false, rerank = None, rerank_top_n = hebbs_core::recall::DEFAULT_RERANK_TOP_N, cue_token_vectors = None))]
     #[allow(clippy::too_many_arguments)]
     fn recall(
         &self,
@@ -285,6 +293,9 @@ impl NativeEngine {
         graph_context: usize,
         session_id: Option<String>,
         include_superseded: bool,
+        rerank: Option<&str>,
+        rerank_top_n: usize,
+        cue_token_vectors: Option<PyReadonlyArray2<'_, f32>>,
     ) -> PyResult<RecallOutput> {
         let strategies = match strategies {
             Some(items) => items
@@ -326,6 +337,13 @@ impl NativeEngine {
             scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
             include_embedding,
             include_superseded,
+            rerank: rerank
+                .map(str::parse::<Rerank>)
+                .transpose()
+                .map_err(to_py_err)?
+                .unwrap_or_default(),
+            rerank_top_n,
+            cue_token_vectors: cue_token_vectors.as_ref().map(matrix_rows),
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.recall(&request))?;
@@ -573,7 +591,7 @@ impl NativeEngine {
     }
 
     /// Stores a revision of memory `id`; fields left None are inherited.
-    #[pyo3(signature = (id, content = None, embedding = None, importance = None, context = None, entity_id = None))]
+    #[pyo3(signature = (id, content = None, embedding = None, importance = None, context = None, entity_id = None, token_vectors = None))]
     #[allow(clippy::too_many_arguments)]
     fn revise(
         &self,
@@ -584,6 +602,7 @@ impl NativeEngine {
         importance: Option<f32>,
         context: Option<&Bound<'_, PyAny>>,
         entity_id: Option<String>,
+        token_vectors: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Memory> {
         let id = extract_id(id, "id")?;
         let input = RevisionInput {
@@ -597,6 +616,10 @@ impl NativeEngine {
                 .map(|object| dict_to_map(object, "context"))
                 .transpose()?,
             entity_id,
+            token_vectors: token_vectors
+                .filter(|object| !object.is_none())
+                .map(|object| extract_pair(object, "token_vectors"))
+                .transpose()?,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.revise(&id, input))?;

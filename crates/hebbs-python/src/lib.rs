@@ -46,6 +46,11 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MAX_CAUSAL_DEPTH", hebbs_core::recall::MAX_CAUSAL_DEPTH)?;
     module.add("DEFAULT_RRF_K", hebbs_core::recall::DEFAULT_RRF_K)?;
     module.add(
+        "DEFAULT_RERANK_TOP_N",
+        hebbs_core::recall::DEFAULT_RERANK_TOP_N,
+    )?;
+    module.add("MAX_RERANK_TOP_N", hebbs_core::recall::MAX_RERANK_TOP_N)?;
+    module.add(
         "DEFAULT_GRAPH_CONTEXT",
         hebbs_core::recall::DEFAULT_GRAPH_CONTEXT,
     )?;

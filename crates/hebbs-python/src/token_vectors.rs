@@ -1,6 +1,8 @@
-//! Conversions of `put_token_vectors` / `get_token_vectors`: `(id, codes, scales)` tuples with
-//! int8 codes `[tokens, dimension]` and float32 scales `[tokens]` in, the same arrays out
-//! (built on the engine's vectors without a copy). Shapes are checked by the core.
+//! Conversions of token vectors: `(id, codes, scales)` tuples of `put_token_vectors` and the
+//! `(codes, scales)` pairs given with `remember` / `revise`, int8 codes `[tokens, dimension]`
+//! and float32 scales `[tokens]` in, the same arrays out of `get_token_vectors` (built on the
+//! engine's vectors without a copy), and a cue's float32 token vectors. Shapes are checked by
+//! the core.
 
 use hebbs_core::{MemoryId, TokenVectors};
 use numpy::ndarray::Array2;
@@ -30,37 +32,61 @@ pub fn extract_items(object: &Bound<'_, PyAny>) -> PyResult<Vec<(MemoryId, Token
                     )
                 })?;
             let id = extract_id(&id, &format!("items[{i}].id"))?;
-            let codes: PyReadonlyArray2<'_, i8> = codes.extract().map_err(|_| {
-                invalid_type(
-                    &format!("items[{i}].codes"),
-                    "expected a 2-D int8 numpy array [tokens, dimension]",
-                )
-            })?;
-            let scales: PyReadonlyArray1<'_, f32> = scales.extract().map_err(|_| {
-                invalid_type(
-                    &format!("items[{i}].scales"),
-                    "expected a 1-D float32 numpy array [tokens]",
-                )
-            })?;
-            let matrix = codes.as_array();
-            let dimension = matrix.ncols();
-            let codes = match codes.as_slice() {
-                Ok(slice) => slice.to_vec(),
-                Err(_) => matrix.iter().copied().collect(),
-            };
-            let scales = match scales.as_slice() {
-                Ok(slice) => slice.to_vec(),
-                Err(_) => scales.as_array().iter().copied().collect(),
-            };
-            Ok((
-                id,
-                TokenVectors {
-                    dimension,
-                    codes,
-                    scales,
-                },
-            ))
+            Ok((id, extract_arrays(&codes, &scales, &format!("items[{i}]"))?))
         })
+        .collect()
+}
+
+/// Parses a `(codes, scales)` pair (a memory's token vectors given with its content); errors
+/// name `field`, `field.codes` or `field.scales`.
+pub fn extract_pair(object: &Bound<'_, PyAny>, field: &str) -> PyResult<TokenVectors> {
+    let (codes, scales): (Bound<'_, PyAny>, Bound<'_, PyAny>) = object
+        .extract()
+        .map_err(|_| invalid_type(field, "expected a (codes, scales) tuple"))?;
+    extract_arrays(&codes, &scales, field)
+}
+
+fn extract_arrays(
+    codes: &Bound<'_, PyAny>,
+    scales: &Bound<'_, PyAny>,
+    field: &str,
+) -> PyResult<TokenVectors> {
+    let codes: PyReadonlyArray2<'_, i8> = codes.extract().map_err(|_| {
+        invalid_type(
+            &format!("{field}.codes"),
+            "expected a 2-D int8 numpy array [tokens, dimension]",
+        )
+    })?;
+    let scales: PyReadonlyArray1<'_, f32> = scales.extract().map_err(|_| {
+        invalid_type(
+            &format!("{field}.scales"),
+            "expected a 1-D float32 numpy array [tokens]",
+        )
+    })?;
+    let matrix = codes.as_array();
+    let dimension = matrix.ncols();
+    let codes = match codes.as_slice() {
+        Ok(slice) => slice.to_vec(),
+        Err(_) => matrix.iter().copied().collect(),
+    };
+    let scales = match scales.as_slice() {
+        Ok(slice) => slice.to_vec(),
+        Err(_) => scales.as_array().iter().copied().collect(),
+    };
+    Ok(TokenVectors {
+        dimension,
+        codes,
+        scales,
+    })
+}
+
+/// The rows of a float32 `[tokens, dimension]` array (a cue's token vectors).
+pub fn matrix_rows(array: &PyReadonlyArray2<'_, f32>) -> Vec<Vec<f32>> {
+    array
+        .as_array()
+        .rows()
+        .into_iter()
+        .map(|row| row.iter().copied().collect())
         .collect()
 }
 

@@ -467,6 +467,10 @@ pub struct StrategyDetail {
     pub bm25_score: Option<f32>,
     /// Reciprocal-rank-fusion score (hybrid).
     pub rrf_score: Option<f32>,
+    /// Late-interaction score of the re-rank stage (re-ranked results).
+    pub late_interaction_score: Option<f32>,
+    /// The re-rank stage's score, signals included (re-ranked results).
+    pub rerank_score: Option<f32>,
 }
 
 impl From<recall::StrategyDetail> for StrategyDetail {
@@ -483,6 +487,8 @@ impl From<recall::StrategyDetail> for StrategyDetail {
             dense_score: detail.dense_score,
             bm25_score: detail.bm25_score,
             rrf_score: detail.rrf_score,
+            late_interaction_score: detail.late_interaction_score,
+            rerank_score: detail.rerank_score,
         }
     }
 }
@@ -501,6 +507,8 @@ impl StrategyDetail {
         dict.set_item("dense_score", self.dense_score)?;
         dict.set_item("bm25_score", self.bm25_score)?;
         dict.set_item("rrf_score", self.rrf_score)?;
+        dict.set_item("late_interaction_score", self.late_interaction_score)?;
+        dict.set_item("rerank_score", self.rerank_score)?;
         Ok(dict)
     }
 
@@ -517,6 +525,8 @@ impl StrategyDetail {
             dense_score: wire.opt_float("dense_score")?,
             bm25_score: wire.opt_float("bm25_score")?,
             rrf_score: wire.opt_float("rrf_score")?,
+            late_interaction_score: wire.opt_float("late_interaction_score")?,
+            rerank_score: wire.opt_float("rerank_score")?,
         })
     }
 }
@@ -555,6 +565,11 @@ impl StrategyDetail {
             ("dense_score", self.dense_score.map(|v| format!("{v:.4}"))),
             ("bm25_score", self.bm25_score.map(|v| format!("{v:.4}"))),
             ("rrf_score", self.rrf_score.map(|v| format!("{v:.5}"))),
+            (
+                "late_interaction_score",
+                self.late_interaction_score.map(|v| format!("{v:.4}")),
+            ),
+            ("rerank_score", self.rerank_score.map(|v| format!("{v:.4}"))),
         ];
         for (name, value) in optional {
             if let Some(value) = value {
@@ -639,7 +654,8 @@ impl RecallResult {
         Self::from_wire(&Reader::top(data)?)
     }
 
-    /// `{"dense", "bm25", "rrf"}` from the strategies that set them, and `"final"`, the score.
+    /// `{"dense", "bm25", "rrf", "late_interaction", "rerank"}` from the details that set them,
+    /// and `"final"`, the composite score.
     #[getter]
     fn scores(&self, py: Python<'_>) -> std::collections::BTreeMap<&'static str, f32> {
         let mut scores = std::collections::BTreeMap::from([("final", self.score)]);
@@ -649,6 +665,8 @@ impl RecallResult {
                 ("dense", detail.dense_score),
                 ("bm25", detail.bm25_score),
                 ("rrf", detail.rrf_score),
+                ("late_interaction", detail.late_interaction_score),
+                ("rerank", detail.rerank_score),
             ] {
                 if let Some(value) = value {
                     scores.insert(name, value);

@@ -4,6 +4,7 @@ the server and the client: one spelling of each operation's parameters (see
 
 from hebbs.api.requests import (
     DEFAULT_STRATEGIES,
+    DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
     CommitInsight,
@@ -35,11 +36,13 @@ from hebbs.api.requests import (
     TombstonesRequest,
     WeightsInput,
     parse,
+    resolve_quality,
     to_scoring_weights,
 )
 
 __all__ = [
     "DEFAULT_STRATEGIES",
+    "DEFAULT_TOKEN_VECTORS",
     "AddEdgesRequest",
     "ChatContextRequest",
     "CommitInsight",
@@ -71,5 +74,6 @@ __all__ = [
     "TombstonesRequest",
     "WeightsInput",
     "parse",
+    "resolve_quality",
     "to_scoring_weights",
 ]

@@ -202,17 +202,29 @@ def _list(what: str) -> BeforeValidator:
 
 
 def _vector(value: object) -> NDArray[np.float32]:
-    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == 1:
+    return _array(value, 1, "a 1-D array of numbers", "a 1-D vector")
+
+
+def _matrix(value: object) -> NDArray[np.float32]:
+    return np.ascontiguousarray(
+        _array(value, 2, "a 2-D array of numbers", "a 2-D [tokens, dimension] array")
+    )
+
+
+def _array(value: object, ndim: int, expected: str, shape: str) -> NDArray[np.float32]:
+    """``value`` as a float32 array of ``ndim`` dimensions (``expected`` and ``shape`` word the
+    errors)."""
+    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.ndim == ndim:
         return value
     if isinstance(value, (str, bytes, Mapping)):
-        raise wrong_type("a 1-D array of numbers")
+        raise wrong_type(expected)
     try:
         with np.errstate(over="ignore"):  # past float32's range is inf: the engine refuses it
             array = np.asarray(value, dtype=np.float32)
     except (TypeError, ValueError, OverflowError):
-        raise wrong_type("a 1-D array of numbers") from None
-    if array.ndim != 1:
-        raise bad_value(f"expected a 1-D vector, got shape {array.shape}")
+        raise wrong_type(expected) from None
+    if array.ndim != ndim:
+        raise bad_value(f"expected {shape}, got shape {array.shape}")
     return array
 
 
@@ -344,6 +356,7 @@ def _path(value: object) -> str:
 _ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": ID_PATTERN}
 _EDGE_TYPE_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(EDGE_TYPE_NAMES)}
 _VECTOR_SCHEMA: dict[str, Any] = {"type": "array", "items": {"type": "number"}}
+_MATRIX_SCHEMA: dict[str, Any] = {"type": "array", "items": _VECTOR_SCHEMA}
 _EDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -408,6 +421,7 @@ PathField = Annotated[str, BeforeValidator(_path)]
 MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
 IdList = Annotated[list[MemoryIdField], _list("ids")]
 Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
+Matrix = Annotated[Any, BeforeValidator(_matrix), WithJsonSchema(_MATRIX_SCHEMA)]
 JsonObject = Annotated[dict[str, Any], BeforeValidator(_json_object)]
 EdgeTypeName = Annotated[Any, _name_or(EdgeType), WithJsonSchema(_EDGE_TYPE_SCHEMA)]
 EdgeItem = Annotated[Any, BeforeValidator(_edge), WithJsonSchema(_EDGE_SCHEMA)]

@@ -11,7 +11,7 @@ and dimensions and names the field the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional, TypeVar
+from typing import Any, Final, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
@@ -28,6 +28,7 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_RERANK_TOP_N,
     DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
@@ -44,6 +45,7 @@ from hebbs.api.fields import (
     IdList,
     JsonObject,
     KindField,
+    Matrix,
     MemoryIdField,
     Micros,
     Number,
@@ -71,6 +73,17 @@ from hebbs.reflect.constants import (
 
 #: Strategies run when ``recall`` is not told otherwise.
 DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+#: Whether a store keeps each memory's token vectors (from the embedding pass ``remember``
+#: runs anyway) for the late-interaction re-rank stage. On: measured in docs/hybrid.md, it
+#: costs about 11 KB a memory and a few percent of ``remember_many``'s time, and it is what
+#: ``recall(quality="best")`` reads.
+DEFAULT_TOKEN_VECTORS: Final = True
+#: Re-rank stages ``recall(rerank=...)`` accepts (the engine's ``Rerank``).
+RerankName = Literal["none", "late_interaction"]
+#: Presets ``recall(quality=...)`` accepts: ``"best"`` is the setting measured best on LoCoMo
+#: (docs/hybrid.md): the ``hybrid`` strategy, the late-interaction stage over the top
+#: ``rerank_top_n``, relevance-only composite weights; each can still be given explicitly.
+QualityName = Literal["best"]
 
 
 class Request(BaseModel):
@@ -92,6 +105,7 @@ class OpenRequest(Request):
     organization: Optional[PathField] = None
     reflect_after_memories: Optional[Positive] = None
     reflect_interval: Optional[Seconds] = None
+    token_vectors: Flag = DEFAULT_TOKEN_VECTORS
 
 
 class RememberRequest(Request):
@@ -169,6 +183,10 @@ class RecallRequest(RankedRequest):
     force_regex: Flag = False
     include_superseded: Flag = False
     include_organization: Flag = False
+    rerank: Optional[RerankName] = None
+    rerank_top_n: Count = DEFAULT_RERANK_TOP_N
+    cue_token_vectors: Optional[Matrix] = None
+    quality: Optional[QualityName] = None
 
 
 class PrimeRequest(RankedRequest):
@@ -295,6 +313,29 @@ class ConfirmContradictionRequest(Request):
     older_id: MemoryIdField
     newer_id: MemoryIdField
     resolution: Text = "link"
+
+
+#: The composite weights of ``quality="best"``: the fused relevance alone, so recency and the
+#: access counts each recall bumps do not decide which candidates reach the re-rank stage.
+BEST_SCORING_WEIGHTS: Final = ScoringWeights(
+    w_relevance=1.0, w_recency=0.0, w_importance=0.0, w_reinforcement=0.0
+)
+
+
+def resolve_quality(request: RecallRequest) -> RecallRequest:
+    """``request`` with its ``quality`` preset applied to the fields the caller left unset
+    (see :data:`hebbs.api.requests.QualityName`)."""
+    if request.quality != "best":
+        return request
+    given = request.model_fields_set
+    changes: dict[str, Any] = {}
+    if "strategies" not in given:
+        changes["strategies"] = ("hybrid",)
+    if request.rerank is None:
+        changes["rerank"] = "late_interaction"
+    if request.scoring_weights is None:
+        changes["scoring_weights"] = BEST_SCORING_WEIGHTS
+    return request.model_copy(update=changes)
 
 
 R = TypeVar("R", bound=Request)

@@ -71,6 +71,8 @@ class StrategyDetailOut(Out):
     dense_score: Optional[float]
     bm25_score: Optional[float]
     rrf_score: Optional[float]
+    late_interaction_score: Optional[float] = None
+    rerank_score: Optional[float] = None
 
 
 class ExpansionEdgeOut(Out):
@@ -264,6 +266,8 @@ def encode_strategy_detail(detail: StrategyDetail) -> JsonObject:
         "dense_score": detail.dense_score,
         "bm25_score": detail.bm25_score,
         "rrf_score": detail.rrf_score,
+        "late_interaction_score": detail.late_interaction_score,
+        "rerank_score": detail.rerank_score,
     }
 
 

@@ -21,6 +21,7 @@ from hebbs.api import (
     RememberRequest,
     Request,
     parse,
+    resolve_quality,
 )
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
@@ -105,7 +106,9 @@ def remember(args: argparse.Namespace) -> Run:
 def recall_request(args: argparse.Namespace) -> RecallRequest:
     """The recall the command line describes: the strategies resolved (something to recall
     from is required) and ``--since``/``--until`` only for a timeline."""
+    preset = args.quality is not None and not args.strategies
     strategies = resolve_strategies(args.strategies, args.cue, args.entity_id, args.seed)
+    chosen = {} if preset else {"strategies": strategies}  # the preset picks them
     since: int | None = args.since
     until: int | None = args.until
     time_range = None if since is None and until is None else (since, until)
@@ -113,7 +116,7 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
         request(
             RecallRequest,
             cue=args.cue,
-            strategies=strategies,
+            **chosen,
             top_k=args.top_k,
             entity_id=args.entity_id,
             time_range=time_range,
@@ -130,6 +133,9 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
             force_regex=args.regex or None,
             graph_context=args.graph_context,
             include_organization=args.include_organization or None,
+            quality=args.quality,
+            rerank=args.rerank,
+            rerank_top_n=args.rerank_top_n,
         )
     )
 
@@ -143,7 +149,7 @@ def check_time_range(query: RecallRequest) -> RecallRequest:
 
 def recall(args: argparse.Namespace) -> Run:
     """Recalls memories and prints them ranked by score."""
-    query = recall_request(args)
+    query = resolve_quality(recall_request(args))
 
     def run(engine: Store) -> CommandOutput:
         output = run_recall(engine, query)
@@ -154,7 +160,8 @@ def recall(args: argparse.Namespace) -> Run:
 
 
 def run_recall(engine: Store, query: RecallRequest) -> RecallOutput:
-    """Runs ``query`` on ``engine`` with the request's fields."""
+    """Runs ``query`` on ``engine`` with the request's fields (its quality preset applied)."""
+    query = resolve_quality(query)
     return engine.recall(
         query.cue,
         strategies=query.strategies,
@@ -174,6 +181,9 @@ def run_recall(engine: Store, query: RecallRequest) -> RecallOutput:
         force_regex=query.force_regex,
         graph_context=query.graph_context,
         include_organization=query.include_organization,
+        quality=query.quality,
+        rerank=query.rerank,
+        rerank_top_n=query.rerank_top_n,
     )
 
 

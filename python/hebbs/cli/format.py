@@ -242,6 +242,8 @@ def detail_json(detail: StrategyDetail) -> JsonObject:
         "dense_score": _optional_float(detail.dense_score),
         "bm25_score": _optional_float(detail.bm25_score),
         "rrf_score": _optional_float(detail.rrf_score),
+        "late_interaction_score": _optional_float(detail.late_interaction_score),
+        "rerank_score": _optional_float(detail.rerank_score),
     }
 
 
@@ -288,7 +290,10 @@ def _ranked_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) 
 def detail_text(detail: StrategyDetail) -> str:
     """The compact text of one strategy detail: relevance and distance for similarity; for
     temporal the rank in the timeline (0 = newest), whose timestamp is the created_at column;
-    for causal the hop count; for analogical both similarity components."""
+    for causal the hop count; for analogical both similarity components; a result the re-rank
+    stage scored leads with its stage score."""
+    if detail.rerank_score is not None and detail.late_interaction_score is not None:
+        return f"rerank={detail.rerank_score:.4f} li={detail.late_interaction_score:.4f}"
     if detail.rank is not None:
         return f"rank={detail.rank}"
     if detail.rrf_score is not None:

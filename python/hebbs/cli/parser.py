@@ -5,7 +5,7 @@ exiting, so that :func:`hebbs.cli.main` decides the exit code and the output for
 from __future__ import annotations
 
 import argparse
-from typing import Final, NoReturn
+from typing import Final, NoReturn, get_args
 
 from hebbs import __version__
 from hebbs._native import (
@@ -18,12 +18,14 @@ from hebbs._native import (
     DEFAULT_LIST_LIMIT,
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
+    DEFAULT_RERANK_TOP_N,
     DEFAULT_TOP_K,
     MAX_CAUSAL_DEPTH,
     MAX_EF_SEARCH,
     MAX_TOP_K,
     ScoringWeights,
 )
+from hebbs.api.requests import QualityName, RerankName
 from hebbs.cli import values
 from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
@@ -40,6 +42,10 @@ from hebbs.reflect.constants import (
 )
 from hebbs.server.keys import SCOPES
 from hebbs.server.settings import DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_UI_PORT
+
+#: What ``recall --quality`` and ``--rerank`` accept: the request model's names.
+QUALITY_PRESETS: Final = get_args(QualityName)
+RERANK_STAGES: Final = get_args(RerankName)
 
 #: Name of the program in help and error messages.
 PROG: Final = "hebbs"
@@ -318,6 +324,25 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.count,
         default=DEFAULT_GRAPH_CONTEXT,
         help=f"attach each result's N strongest relationships (default {DEFAULT_GRAPH_CONTEXT})",
+    )
+    sub.add_argument(
+        "--quality",
+        metavar="PRESET",
+        choices=QUALITY_PRESETS,
+        help="best: hybrid, late-interaction re-rank, relevance-only weights (docs/hybrid.md)",
+    )
+    sub.add_argument(
+        "--rerank",
+        metavar="STAGE",
+        choices=RERANK_STAGES,
+        help="re-rank stage over the ranked head: none or late_interaction",
+    )
+    sub.add_argument(
+        "--rerank-top-n",
+        metavar="N",
+        type=values.count,
+        default=DEFAULT_RERANK_TOP_N,
+        help=f"candidates the re-rank stage re-scores (default {DEFAULT_RERANK_TOP_N})",
     )
     sub.add_argument(
         "--regex",

@@ -29,6 +29,7 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
+    DEFAULT_RERANK_TOP_N,
     DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
@@ -249,6 +250,10 @@ class Operations:
         force_regex: bool = False,
         include_superseded: bool = False,
         include_organization: bool = False,
+        rerank: str | None = None,
+        rerank_top_n: int = DEFAULT_RERANK_TOP_N,
+        cue_token_vectors: Any = None,
+        quality: str | None = None,
     ) -> Call[RecallOutput]:
         """Recalls memories (``POST /v1/memories/recall``); the server embeds the cue. See
         :meth:`hebbs.Hebbs.recall` for every parameter."""

@@ -1,7 +1,8 @@
 """``OnnxEmbedder``: a sentence-embedding model run with onnxruntime and HF tokenizers.
 
 Owns tokenizer set-up (padding and truncation reset in code), the onnxruntime session, batching
-with length sorting, pooling (mean or CLS), L2 normalisation and per-token vectors. onnxruntime
+with length sorting, pooling (mean or CLS), L2 normalisation and per-token vectors (also from
+the same forward pass as the pooled vector, :meth:`OnnxEmbedder.embed_with_tokens`). onnxruntime
 and tokenizers are imported when an ``OnnxEmbedder`` is built, not when this module is imported.
 """
 
@@ -17,6 +18,7 @@ from numpy.typing import NDArray
 from ._arrays import check_texts, empty_matrix, l2_normalize
 from .constants import DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH
 from .protocol import Embedder
+from .token_vectors import keep_mask, punctuation_ids
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -112,6 +114,7 @@ class OnnxEmbedder(Embedder):
         self.threads = threads
 
         self._tokenizer = load_tokenizer(self.tokenizer_path, max_length)
+        self._punctuation: NDArray[np.int64] | None = None
         self._session = _make_session(self.model_path, threads)
         self._input_types = _model_inputs(self._session, self.model_path)
         self._output_name, declared_dimension = _hidden_state_output(self._session, self.model_path)
@@ -153,6 +156,34 @@ class OnnxEmbedder(Embedder):
                 result[index] = l2_normalize(hidden[row][mask[row].astype(bool)])
         return result
 
+    def embed_with_tokens(
+        self, texts: Sequence[str], *, query: bool = False
+    ) -> tuple[NDArray[np.float32], list[NDArray[np.float32]]]:
+        """One forward pass per batch gives both: the pooled vectors (what :meth:`embed` or,
+        with ``query``, :meth:`embed_query` returns, ``[n, dimension]``) and, per text, the
+        unit-norm vectors of the tokens that take part in late interaction (special tokens
+        and punctuation left out, see :mod:`hebbs.embedder.token_vectors`)."""
+        prepared = _with_prefix(
+            check_texts(texts), self.query_prefix if query else self.document_prefix
+        )
+        pooled = np.empty((len(prepared), self.dimension), dtype=np.float32)
+        tokens: list[NDArray[np.float32]] = [empty_matrix(self.dimension)] * len(prepared)
+        punctuation = self._punctuation_ids()
+        for batch in _length_sorted_batches(prepared, self.batch_size):
+            hidden, mask, encodings = self._forward_encoded([prepared[i] for i in batch])
+            pooled[batch] = l2_normalize(self._pool(hidden, mask))
+            for row, index in enumerate(batch):
+                encoding = encodings[row]
+                present = mask[row].astype(bool)
+                keep = present & keep_mask(encoding.ids, encoding.special_tokens_mask, punctuation)
+                tokens[index] = l2_normalize(hidden[row][keep if keep.any() else present])
+        return pooled, tokens
+
+    def _punctuation_ids(self) -> NDArray[np.int64]:
+        if self._punctuation is None:
+            self._punctuation = punctuation_ids(self._tokenizer)
+        return self._punctuation
+
     def _embed(self, texts: list[str], prefix: str) -> NDArray[np.float32]:
         if not texts:
             return empty_matrix(self.dimension)
@@ -173,6 +204,13 @@ class OnnxEmbedder(Embedder):
 
     def _forward(self, texts: list[str]) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
         """Run one padded batch; return hidden states ``[b, s, d]`` and the mask ``[b, s]``."""
+        hidden, mask, _ = self._forward_encoded(texts)
+        return hidden, mask
+
+    def _forward_encoded(
+        self, texts: list[str]
+    ) -> tuple[NDArray[np.float32], NDArray[np.int64], list[Any]]:
+        """:meth:`_forward`, with the batch's tokenizer encodings."""
         encodings = self._tokenizer.encode_batch(texts)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         columns = {
@@ -183,7 +221,7 @@ class OnnxEmbedder(Embedder):
         feeds = {name: np.asarray(columns[name], dtype=t) for name, t in self._input_types.items()}
         (output,) = self._session.run([self._output_name], feeds)
         hidden: NDArray[np.float32] = np.asarray(output, dtype=np.float32)
-        return hidden, mask
+        return hidden, mask, encodings
 
 
 def _make_session(model: Path, threads: int | None) -> Any:

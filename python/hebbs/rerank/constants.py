@@ -30,9 +30,6 @@ IDF_MATCH_THRESHOLD: Final = 0.9
 CacheDtype = Literal["int8", "float16", "float32"]
 CACHE_DTYPES: Final[tuple[CacheDtype, ...]] = ("int8", "float16", "float32")
 DEFAULT_CACHE_DTYPE: Final[CacheDtype] = "int8"
-#: Largest magnitude of an int8 code: a token vector is stored as round(x / scale) with
-#: scale = max|x| / INT8_LIMIT.
-INT8_LIMIT: Final = 127
 
 #: Pair budget of a cross-encoder (query + document + special tokens), the usual BERT limit.
 DEFAULT_CROSS_ENCODER_MAX_LENGTH: Final = 512

@@ -17,7 +17,6 @@ cache persisted in the engine (``TokenVectorCache(store=hebbs)``) they survive a
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ from numpy.typing import NDArray
 from hebbs._convert import invalid
 from hebbs.embedder import OnnxEmbedder, default_embedder
 from hebbs.embedder.onnx_embedder import load_tokenizer
+from hebbs.embedder.token_vectors import keep_mask, punctuation_ids
 from hebbs.errors import RerankError
 from hebbs.types import MemoryIdLike
 
@@ -42,7 +42,6 @@ from .token_cache import TokenVectorCache
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-_CONTINUATION = "##"  # WordPiece marks a word's later pieces with it
 _NO_TOKENS = np.zeros(0, dtype=np.int64)
 
 
@@ -83,9 +82,7 @@ class LateInteractionReranker:
         self.skip_punctuation = skip_punctuation
         self.query_weighting: QueryWeighting = query_weighting
         self._tokenizer = _unpadded_tokenizer(self.embedder)
-        self._punctuation_ids = (
-            _punctuation_ids(self._tokenizer) if skip_punctuation else _NO_TOKENS
-        )
+        self._punctuation_ids = punctuation_ids(self._tokenizer) if skip_punctuation else _NO_TOKENS
 
     def __repr__(self) -> str:
         return (
@@ -154,6 +151,9 @@ class LateInteractionReranker:
         return [matrix for matrix in found if matrix is not None]
 
     def _kept_vectors(self, texts: list[str], *, query: bool) -> list[NDArray[np.float32]]:
+        if self.skip_special and self.skip_punctuation:
+            # The default masking is the embedder's: the same vectors remember stores.
+            return self.embedder.embed_with_tokens(texts, query=query)[1]
         tokens = self.embedder.token_embeddings(texts, query=query)
         prefix = self.embedder.query_prefix if query else self.embedder.document_prefix
         encodings = self._tokenizer.encode_batch([prefix + text for text in texts])
@@ -164,17 +164,15 @@ class LateInteractionReranker:
                     f"texts[{i}]: {len(matrix)} token vectors for {len(encoding.ids)} tokens; "
                     "the embedder and its tokenizer disagree"
                 )
-            mask = self._keep_mask(encoding.ids, encoding.special_tokens_mask)
+            mask = keep_mask(
+                encoding.ids,
+                encoding.special_tokens_mask,
+                self._punctuation_ids,
+                skip_special=self.skip_special,
+                skip_punctuation=self.skip_punctuation,
+            )
             kept.append(np.ascontiguousarray(matrix[mask]) if mask.any() else matrix)
         return kept
-
-    def _keep_mask(self, ids: list[int], special: list[int]) -> NDArray[np.bool_]:
-        keep = np.ones(len(ids), dtype=bool)
-        if self.skip_special:
-            keep &= ~np.asarray(special, dtype=bool)
-        if self.skip_punctuation:
-            keep &= ~np.isin(np.asarray(ids, dtype=np.int64), self._punctuation_ids)
-        return keep
 
 
 def maxsim_scores(
@@ -218,17 +216,3 @@ def _unpadded_tokenizer(embedder: OnnxEmbedder) -> Tokenizer:
     tokenizer = load_tokenizer(embedder.tokenizer_path, embedder.max_length)
     tokenizer.no_padding()
     return tokenizer
-
-
-def _punctuation_ids(tokenizer: Tokenizer) -> NDArray[np.int64]:
-    """Ids of the vocabulary entries made only of punctuation or symbol characters."""
-    ids = [
-        token_id
-        for token, token_id in tokenizer.get_vocab(with_added_tokens=False).items()
-        if _is_punctuation(token.removeprefix(_CONTINUATION))
-    ]
-    return np.array(sorted(ids), dtype=np.int64)
-
-
-def _is_punctuation(piece: str) -> bool:
-    return bool(piece) and all(unicodedata.category(char)[0] in "PS" for char in piece)

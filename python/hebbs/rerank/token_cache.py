@@ -29,10 +29,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hebbs._convert import invalid
+from hebbs.embedder.token_vectors import dequantize_int8, quantize_int8
 from hebbs.errors import InvalidInputError
 from hebbs.types import MemoryIdLike, TokenVectors, TokenVectorsItem
 
-from .constants import CACHE_DTYPES, DEFAULT_CACHE_DTYPE, INT8_LIMIT, CacheDtype
+from .constants import CACHE_DTYPES, DEFAULT_CACHE_DTYPE, CacheDtype
 
 
 class TokenVectorStore(Protocol):
@@ -223,14 +224,10 @@ def _encode(dtype: CacheDtype, vectors: NDArray[np.float32]) -> _Entry:
         return _Entry(np.array(matrix, dtype=np.float32, copy=True), None)
     if dtype == "float16":
         return _Entry(matrix.astype(np.float16), None)
-    peaks = np.abs(matrix).max(axis=1) if matrix.size else np.zeros(len(matrix), np.float32)
-    scales = (np.maximum(peaks, np.float32(1e-12)) / np.float32(INT8_LIMIT)).astype(np.float32)
-    codes = np.rint(matrix / scales[:, np.newaxis]).astype(np.int8)
-    return _Entry(codes, scales)
+    return _Entry(*quantize_int8(matrix))
 
 
 def _decode(entry: _Entry) -> NDArray[np.float32]:
     if entry.scales is None:
         return np.asarray(entry.codes, dtype=np.float32)
-    decoded: NDArray[np.float32] = entry.codes.astype(np.float32) * entry.scales[:, np.newaxis]
-    return decoded
+    return dequantize_int8(cast("NDArray[np.int8]", entry.codes), entry.scales)

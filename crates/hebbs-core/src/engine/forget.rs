@@ -52,7 +52,7 @@ impl Shared {
             return Ok(result);
         }
         let mut batch = self.store.batch();
-        cascade.apply(&mut batch, writer.next_seq, now_us());
+        cascade.apply(&mut batch, writer.next_seq, now_us())?;
         batch.put_counters(
             writer.memory_count.saturating_sub(erased),
             writer.next_seq + erased,

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{HebbsError, Result};
 use crate::memory::{
-    Edge, MemoryKind, MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY,
+    Edge, MemoryKind, TokenVectors, MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY,
     MAX_ENTITY_ID_BYTES, MAX_VECTOR_DIMENSION,
 };
 
@@ -31,8 +31,13 @@ pub struct RememberInput {
     pub edges: Vec<Edge>,
     /// Creation time in microseconds (for imports); now when `None`.
     pub created_at: Option<u64>,
-    /// The conversation this memory came from: recorded for `Engine::chat_context`.
+    /// The conversation this memory came from: recorded for `Engine::chat_context`, and its
+    /// place in the conversation's order (`created_at`, then arrival), which the re-rank
+    /// stage reads as the turns around a hit.
     pub session_id: Option<String>,
+    /// The per-token vectors of `content` from the embedding pass that made `embedding`
+    /// (int8, see [`TokenVectors`]), stored for late-interaction re-ranking.
+    pub token_vectors: Option<TokenVectors>,
     /// What the memory is: an episode (default) or an insight. Revisions are made by
     /// `revise` only.
     pub kind: MemoryKind,
@@ -50,6 +55,7 @@ impl RememberInput {
             edges: Vec::new(),
             created_at: None,
             session_id: None,
+            token_vectors: None,
             kind: MemoryKind::Episode,
         }
     }
@@ -72,6 +78,9 @@ impl RememberInput {
         }
         if let Some(session) = &self.session_id {
             check_entity_id(session, &field("session_id"))?;
+        }
+        if let Some(vectors) = &self.token_vectors {
+            vectors.check(&field("token_vectors"))?;
         }
         if let Some(created_at) = self.created_at {
             if created_at > now_us.saturating_add(MAX_FUTURE_SKEW_US) {

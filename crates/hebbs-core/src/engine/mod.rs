@@ -10,6 +10,7 @@ mod access_flush;
 mod auto_forget;
 mod clock;
 mod config;
+mod conversation;
 mod edges;
 mod forget;
 mod health;
@@ -292,6 +293,10 @@ impl Engine {
             batch.put_memory(&id, &record, &vector, &input.edges, seq);
             if let Some(session) = &input.session_id {
                 batch.touch_session(session, now, &id);
+                batch.put_conversation_turn(session, created_at, seq, &id);
+            }
+            if let Some(vectors) = &input.token_vectors {
+                batch.put_token_vectors(&id, vectors);
             }
             prepared.push((id, record, vector));
         }

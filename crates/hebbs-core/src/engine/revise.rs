@@ -12,7 +12,7 @@ use super::input::{check_content, check_context, check_entity_id, check_unit, ch
 use super::{now_us, Engine};
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;
-use crate::memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, StoredMemory};
+use crate::memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, StoredMemory, TokenVectors};
 
 /// What changes in a revision; `None` fields are inherited from the revised memory.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -27,6 +27,10 @@ pub struct RevisionInput {
     pub context: Option<Map<String, Value>>,
     /// New entity scope.
     pub entity_id: Option<String>,
+    /// The per-token vectors of the new content (from the embedding pass that made
+    /// `embedding`), stored for the revision. Without them a revision that keeps the content
+    /// keeps the old memory's token vectors, and one with new content has none.
+    pub token_vectors: Option<TokenVectors>,
 }
 
 impl RevisionInput {
@@ -62,6 +66,9 @@ impl RevisionInput {
         }
         if let Some(entity) = &self.entity_id {
             check_entity_id(entity, "entity_id")?;
+        }
+        if let Some(vectors) = &self.token_vectors {
+            vectors.check("token_vectors")?;
         }
         Ok(())
     }
@@ -117,6 +124,11 @@ impl Engine {
                 HebbsError::corrupt("store", format!("memory {id} has no vector"))
             })?,
         };
+        let token_vectors = match input.token_vectors {
+            Some(vectors) => Some(vectors),
+            None if input.content.is_none() => self.store.token_vectors(&[*id])?.remove(0),
+            None => None,
+        };
         let now = now_us();
         let revision = StoredMemory {
             kind: MemoryKind::Revision,
@@ -132,6 +144,9 @@ impl Engine {
         let mut batch = self.store.batch();
         let edge = Edge::new(*id, EdgeType::RevisedFrom);
         batch.put_memory(&new_id, &revision, &vector, &[edge], writer.next_seq);
+        if let Some(vectors) = &token_vectors {
+            batch.put_token_vectors(&new_id, vectors);
+        }
         batch.put_record(
             id,
             &StoredMemory {

@@ -70,10 +70,11 @@ impl Cascade {
     }
 
     /// Queues every delete, tombstone and rewrite into `batch`; changelog sequences start at
-    /// `first_seq`, one per erased memory.
-    pub fn apply(&self, batch: &mut StoreBatch<'_>, first_seq: u64, now_us: u64) {
+    /// `first_seq`, one per erased memory. Fails only if reading a memory's conversation place
+    /// fails.
+    pub fn apply(&self, batch: &mut StoreBatch<'_>, first_seq: u64, now_us: u64) -> Result<()> {
         for (offset, (id, record)) in self.erase.iter().enumerate() {
-            batch.delete_memory(id, record, first_seq + offset as u64);
+            batch.delete_memory(id, record, first_seq + offset as u64)?;
             batch.put_tombstone(&Tombstone {
                 id: *id,
                 entity_id: record.entity_id.clone(),
@@ -95,6 +96,7 @@ impl Cascade {
                 },
             );
         }
+        Ok(())
     }
 }
 

@@ -1,6 +1,7 @@
 //! The recall executor: runs the requested strategies (in parallel on rayon when there are
 //! several), deduplicates by id keeping the highest relevance and every detail, scores each
-//! memory with the composite score, ranks by it (a temporal-only recall stays newest first) and
+//! memory with the composite score, ranks by it (a temporal-only recall stays newest first),
+//! lets the re-rank stage re-order the ranked head when the request asks for one, and
 //! truncates to `top_k`.
 
 use std::collections::HashMap;
@@ -9,6 +10,7 @@ use rayon::prelude::*;
 
 use super::plan::StrategyPlan;
 use super::request::RecallRequest;
+use super::rerank::{self, Rerank, StageScore};
 use super::result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
 use super::scoring::composite_score;
 use super::strategy::Strategy;
@@ -122,6 +124,39 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
     merged
 }
 
+/// A ranked candidate: composite score, creation time, access count, id, details.
+type Ranked = (f32, u64, u64, MemoryId, Vec<StrategyDetail>);
+
+/// Re-orders the first `rerank_top_n` of `ranked` by their stage score (stable: ties and the
+/// candidates the stage could not score keep their composite order, the unscored after the
+/// scored) and records the scores in each detail.
+fn rerank_head(context: &RecallContext<'_>, ranked: &mut Vec<Ranked>) -> Result<()> {
+    let n = context.request.rerank_top_n.min(ranked.len());
+    let rest = ranked.split_off(n);
+    let keys: Vec<(MemoryId, u64)> = ranked.iter().map(|entry| (entry.3, entry.1)).collect();
+    let scores = rerank::score_head(context, &keys)?;
+    let mut order: Vec<(usize, Option<StageScore>)> = scores.into_iter().enumerate().collect();
+    order.sort_by(|a, b| match (a.1, b.1) {
+        (Some(x), Some(y)) => y.total.total_cmp(&x.total),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    let mut slots: Vec<Option<Ranked>> = std::mem::take(ranked).into_iter().map(Some).collect();
+    for (from, stage) in order {
+        let mut entry = slots[from].take().expect("each position is taken once");
+        if let Some(stage) = stage {
+            for detail in &mut entry.4 {
+                detail.late_interaction_score = Some(stage.late_interaction);
+                detail.rerank_score = Some(stage.total);
+            }
+        }
+        ranked.push(entry);
+    }
+    ranked.extend(rest);
+    Ok(())
+}
+
 /// Scores every candidate from its scoring fields alone (cached in memory on a warm path, see
 /// [`Store::scoring_fields`]; skipping memories a revision superseded unless the request
 /// includes them), keeps the best `top_k`, and only then reads and assembles their records (a
@@ -158,6 +193,9 @@ fn score(
         ranked.sort_by_key(|entry| entry.4[0].rank);
     } else {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    }
+    if request.rerank != Rerank::None {
+        rerank_head(context, &mut ranked)?;
     }
     ranked.truncate(context.request.top_k);
     let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();

@@ -1,6 +1,6 @@
 //! Recall: the strategies (one file each: similarity, temporal, causal, analogical, hybrid,
-//! keyword, regex), the composite score, and the executor that runs several strategies in parallel and
-//! merges their answers.
+//! keyword, regex), the composite score, the executor that runs several strategies in parallel and
+//! merges their answers, and the re-rank stage (`rerank/`) that re-scores the ranked head.
 
 mod analogical;
 mod causal;
@@ -13,6 +13,7 @@ mod plan;
 mod prime;
 mod regex_scan;
 mod request;
+pub mod rerank;
 mod result;
 mod scoring;
 mod similarity;
@@ -33,6 +34,7 @@ pub use request::{
     RecallRequest, DEFAULT_ANALOGICAL_ALPHA, DEFAULT_CAUSAL_DEPTH, DEFAULT_TOP_K, MAX_CAUSAL_DEPTH,
     MAX_TOP_K,
 };
+pub use rerank::{Rerank, DEFAULT_RERANK_TOP_N, MAX_RERANK_TOP_N};
 pub use result::{ExpansionEdge, RecallOutput, RecallResult, StrategyDetail, StrategyError};
 pub use scoring::{
     composite_score, ScoringWeights, DEFAULT_MAX_AGE_US, DEFAULT_REINFORCEMENT_CAP,

@@ -26,7 +26,7 @@ impl<'a> StrategyPlan<'a> {
         Self {
             strategy: config.strategy,
             entity_id: config.entity_id.as_deref().or(request.entity_id.as_deref()),
-            top_k: config.top_k.unwrap_or(request.top_k),
+            top_k: config.top_k.unwrap_or(request.candidate_pool()),
             ef_search: config.ef_search.or(request.ef_search),
             time_range: config.time_range.or(request.time_range),
             seed_memory_id: config.seed_memory_id.or(request.seed_memory_id),

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::graph_context::{DEFAULT_GRAPH_CONTEXT, MAX_GRAPH_CONTEXT};
 use super::hybrid::DEFAULT_RRF_K;
 use super::plan::StrategyPlan;
+use super::rerank::{check_cue_tokens, Rerank, DEFAULT_RERANK_TOP_N, MAX_RERANK_TOP_N};
 use super::scoring::ScoringWeights;
 use super::strategy::{CausalDirection, Strategy, StrategyConfig};
 use crate::engine::check_entity_id;
@@ -74,6 +75,15 @@ pub struct RecallRequest {
     pub include_embedding: bool,
     /// Whether memories superseded by a revision may be returned (default false).
     pub include_superseded: bool,
+    /// The re-rank stage run on the ranked candidates (see [`crate::recall::rerank`]); none by
+    /// default, so the composite order of seed 000 stands.
+    pub rerank: Rerank,
+    /// How many of the ranked candidates the re-rank stage re-scores,
+    /// 1..=[`MAX_RERANK_TOP_N`]; each strategy then returns at least this many candidates.
+    pub rerank_top_n: usize,
+    /// The cue's per-token vectors (one row per kept token, any norm: the engine normalises
+    /// them), from the same encoder pass as `cue_vector`; needed by late interaction.
+    pub cue_token_vectors: Option<Vec<Vec<f32>>>,
 }
 
 impl RecallRequest {
@@ -100,6 +110,9 @@ impl RecallRequest {
             scoring_weights: ScoringWeights::default(),
             include_embedding: false,
             include_superseded: false,
+            rerank: Rerank::None,
+            rerank_top_n: DEFAULT_RERANK_TOP_N,
+            cue_token_vectors: None,
         }
     }
 
@@ -142,6 +155,15 @@ impl RecallRequest {
             .iter()
             .map(|config| StrategyPlan::resolve(self, config))
             .collect()
+    }
+
+    /// How many candidates each strategy returns: `top_k`, or `rerank_top_n` when a re-rank
+    /// stage runs and asks for more.
+    pub(crate) fn candidate_pool(&self) -> usize {
+        match self.rerank {
+            Rerank::None => self.top_k,
+            Rerank::LateInteraction => self.top_k.max(self.rerank_top_n),
+        }
     }
 
     /// Whether the request has a cue text that is not blank (what keyword, regex and hybrid
@@ -217,6 +239,22 @@ impl RecallRequest {
                 "graph_context",
                 format!("{} is above {MAX_GRAPH_CONTEXT}", self.graph_context),
             ));
+        }
+        if !(1..=MAX_RERANK_TOP_N).contains(&self.rerank_top_n) {
+            return Err(HebbsError::invalid(
+                "rerank_top_n",
+                format!("{} is outside 1..={MAX_RERANK_TOP_N}", self.rerank_top_n),
+            ));
+        }
+        match (&self.cue_token_vectors, self.rerank) {
+            (Some(tokens), _) => check_cue_tokens(tokens)?,
+            (None, Rerank::LateInteraction) => {
+                return Err(HebbsError::invalid(
+                    "cue_token_vectors",
+                    "the late_interaction re-rank needs the cue's token vectors",
+                ))
+            }
+            (None, Rerank::None) => {}
         }
         if self.runs(Strategy::Regex) {
             super::regex_scan::compile(self.cue_text.as_deref().unwrap_or_default())?;

@@ -30,6 +30,12 @@ pub struct StrategyDetail {
     pub bm25_score: Option<f32>,
     /// Reciprocal-rank-fusion score (hybrid).
     pub rrf_score: Option<f32>,
+    /// Late-interaction (IDF-weighted max-sim) score of the re-rank stage, set on every detail
+    /// of a result the stage scored (see `RecallRequest::rerank`).
+    pub late_interaction_score: Option<f32>,
+    /// The re-rank stage's score (late interaction plus the conversation, entity and time
+    /// signals) that ordered the result among the re-ranked head.
+    pub rerank_score: Option<f32>,
 }
 
 impl StrategyDetail {
@@ -47,6 +53,8 @@ impl StrategyDetail {
             dense_score: None,
             bm25_score: None,
             rrf_score: None,
+            late_interaction_score: None,
+            rerank_score: None,
         }
     }
 }

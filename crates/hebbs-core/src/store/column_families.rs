@@ -27,9 +27,12 @@ pub const SESSIONS: &str = "sessions";
 
 /// id -> int8 per-token vectors and their scales (`memory::TokenVectors`), for re-ranking.
 pub const TOKEN_VECTORS: &str = "token_vectors";
+/// The memories of each conversation (`session_id`) in order, and each one's place in it
+/// (`conversations.rs`).
+pub const CONVERSATIONS: &str = "conversations";
 
 /// Every column family, in the order they are opened.
-pub const ALL_COLUMN_FAMILIES: [&str; 11] = [
+pub const ALL_COLUMN_FAMILIES: [&str; 12] = [
     MEMORIES,
     VECTORS,
     TEMPORAL,
@@ -41,6 +44,7 @@ pub const ALL_COLUMN_FAMILIES: [&str; 11] = [
     CHANGELOG,
     SESSIONS,
     TOKEN_VECTORS,
+    CONVERSATIONS,
 ];
 
 /// Block cache shared by all column families, in bytes.

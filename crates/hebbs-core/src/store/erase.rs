@@ -9,13 +9,15 @@ use super::column_families::{
 };
 use super::keys::{edge_key, TemporalKey};
 use super::purge::TouchedRanges;
+use crate::error::Result;
 use crate::memory::{EdgeType, MemoryId, StoredMemory};
 
 impl StoreBatch<'_> {
     /// Deletes memory `id` (whose record is `record`) from `memories`, `vectors`, `temporal`,
-    /// `access` and `token_vectors`, and logs the delete at changelog sequence `seq`. Its edges
-    /// are deleted separately with [`StoreBatch::delete_edge`].
-    pub fn delete_memory(&mut self, id: &MemoryId, record: &StoredMemory, seq: u64) {
+    /// `access`, `token_vectors` and `conversations`, and logs the delete at changelog sequence `seq`. Its edges
+    /// are deleted separately with [`StoreBatch::delete_edge`]. Its place in a conversation
+    /// goes too (read from the store, hence the `Result`).
+    pub fn delete_memory(&mut self, id: &MemoryId, record: &StoredMemory, seq: u64) -> Result<()> {
         let temporal = TemporalKey {
             entity: record.entity_id.clone().unwrap_or_default(),
             created_at: record.created_at,
@@ -28,6 +30,7 @@ impl StoreBatch<'_> {
         self.delete(ACCESS, id.as_bytes());
         self.delete(TOKEN_VECTORS, id.as_bytes());
         self.delete(TEMPORAL, &temporal);
+        self.delete_conversation_turn(id)?;
         let entry = ChangelogEntry {
             seq,
             op: ChangeOp::Delete,
@@ -38,6 +41,7 @@ impl StoreBatch<'_> {
             ChangelogEntry::key(seq),
             entry.value(),
         );
+        Ok(())
     }
 
     /// Deletes the edge `source -[edge_type]-> target` in both directions.

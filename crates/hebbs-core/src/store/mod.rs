@@ -5,6 +5,7 @@ mod access;
 mod batch;
 mod changelog;
 mod column_families;
+mod conversations;
 mod db;
 mod erase;
 mod hot;
@@ -19,8 +20,8 @@ pub use access::AccessStats;
 pub use batch::StoreBatch;
 pub use changelog::{ChangeOp, ChangelogEntry};
 pub use column_families::{
-    ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, EDGES_IN, EDGES_OUT, MEMORIES, META, TEMPORAL,
-    TOKEN_VECTORS, TOMBSTONES, VECTORS,
+    ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, CONVERSATIONS, EDGES_IN, EDGES_OUT, MEMORIES, META,
+    TEMPORAL, TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };
 pub use db::Store;
 pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};

@@ -16,6 +16,7 @@ mod listing;
 mod partial_success;
 mod recall_request_fuzz;
 mod recall_strategies;
+mod rerank;
 mod restore;
 mod state_nearest;
 mod subscribe;

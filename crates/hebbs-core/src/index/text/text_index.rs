@@ -20,7 +20,9 @@ use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, INDEXED, STORED,
     STRING,
 };
-use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
+};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use super::pending::{CommittedStats, PendingDoc, Uncommitted};
@@ -34,10 +36,12 @@ pub const MAX_UNCOMMITTED_DOCS: usize = 4096;
 
 /// Memory budget of the tantivy writer (one indexing thread).
 pub const TEXT_WRITER_MEMORY_BYTES: usize = 32 * 1024 * 1024;
-/// The content analyzer: words, lower-cased, overlong tokens dropped (tantivy's default). An
-/// English stop-word filter was measured on LoCoMo and made recall@10 worse (keyword 0.518 ->
-/// 0.514, hybrid 0.582 -> 0.564), so it is not used.
-const ANALYZER: &str = "hebbs_words";
+/// The content analyzer: words, lower-cased, overlong tokens dropped (tantivy's default), then
+/// English stemming (tantivy's Snowball stemmer). An English stop-word filter was measured on
+/// LoCoMo and made recall@10 worse (keyword 0.518 -> 0.514, hybrid 0.582 -> 0.564), so it is
+/// not used; stemming is measured in docs/hybrid.md. The name is part of the schema: an index
+/// written with another analyzer does not open with this one and is rebuilt from the store.
+const ANALYZER: &str = "hebbs_words_en";
 /// Tokens longer than this many bytes are dropped (base64 blobs and the like).
 const MAX_TOKEN_BYTES: usize = 40;
 const ID: &str = "id";
@@ -336,6 +340,7 @@ fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
         .filter(LowerCaser)
+        .filter(Stemmer::new(Language::English))
         .build()
 }
 

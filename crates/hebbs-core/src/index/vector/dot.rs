@@ -25,26 +25,33 @@ impl WithSimd for Dot<'_> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> f32 {
-        let (a, a_tail) = S::as_simd_f32s(self.0);
-        let (b, b_tail) = S::as_simd_f32s(self.1);
-        let (a_blocks, a_rest) = pulp::as_arrays::<ACCUMULATORS, _>(a);
-        let (b_blocks, b_rest) = pulp::as_arrays::<ACCUMULATORS, _>(b);
-        let mut sums = [simd.splat_f32s(0.0); ACCUMULATORS];
-        for (x, y) in a_blocks.iter().zip(b_blocks) {
-            for lane in 0..ACCUMULATORS {
-                sums[lane] = simd.mul_add_e_f32s(x[lane], y[lane], sums[lane]);
-            }
-        }
-        for (x, y) in a_rest.iter().zip(b_rest) {
-            sums[0] = simd.mul_add_e_f32s(*x, *y, sums[0]);
-        }
-        let total = sums
-            .into_iter()
-            .reduce(|p, q| simd.add_f32s(p, q))
-            .unwrap_or(sums[0]);
-        let tail: f32 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
-        simd.reduce_sum_f32s(total) + tail
+        dot_in(simd, self.0, self.1)
     }
+}
+
+/// The dot product of equal-length `a` and `b` with the instructions of `simd`: for kernels
+/// that run many dot products inside one dispatch (the late-interaction max-sim).
+#[inline(always)]
+pub fn dot_in<S: Simd>(simd: S, a: &[f32], b: &[f32]) -> f32 {
+    let (a, a_tail) = S::as_simd_f32s(a);
+    let (b, b_tail) = S::as_simd_f32s(b);
+    let (a_blocks, a_rest) = pulp::as_arrays::<ACCUMULATORS, _>(a);
+    let (b_blocks, b_rest) = pulp::as_arrays::<ACCUMULATORS, _>(b);
+    let mut sums = [simd.splat_f32s(0.0); ACCUMULATORS];
+    for (x, y) in a_blocks.iter().zip(b_blocks) {
+        for lane in 0..ACCUMULATORS {
+            sums[lane] = simd.mul_add_e_f32s(x[lane], y[lane], sums[lane]);
+        }
+    }
+    for (x, y) in a_rest.iter().zip(b_rest) {
+        sums[0] = simd.mul_add_e_f32s(*x, *y, sums[0]);
+    }
+    let total = sums
+        .into_iter()
+        .reduce(|p, q| simd.add_f32s(p, q))
+        .unwrap_or(sums[0]);
+    let tail: f32 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
+    simd.reduce_sum_f32s(total) + tail
 }
 
 #[cfg(test)]

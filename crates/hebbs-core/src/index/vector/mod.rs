@@ -13,7 +13,7 @@ mod slots;
 mod snapshot;
 mod wake;
 
-pub use dot::dot;
+pub use dot::{dot, dot_in};
 pub use hnsw_index::{Neighbor, VectorIndex, MAX_PENDING};
 pub use params::{
     check_ef_search, HnswParams, DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, DEFAULT_M,

@@ -1,0 +1,17 @@
+//! `conversation`: the memories remembered with one `session_id`, in conversation order
+//! (`created_at`, then arrival), the order the re-rank stage reads the turns around a hit in.
+
+use super::input::check_entity_id;
+use super::Engine;
+use crate::error::Result;
+use crate::memory::MemoryId;
+
+impl Engine {
+    /// The ids of the memories remembered with `session_id`, ordered by `created_at` and then
+    /// by arrival, at most `limit`. Forgotten memories are gone from it.
+    pub fn conversation(&self, session_id: &str, limit: usize) -> Result<Vec<MemoryId>> {
+        self.check_open()?;
+        check_entity_id(session_id, "session_id")?;
+        self.store.conversation(session_id, limit)
+    }
+}

@@ -1,0 +1,152 @@
+//! The `conversations` column family: the memories remembered with one `session_id`, in
+//! conversation order (`created_at`, then arrival: the changelog sequence of the write), so
+//! "the turns around a memory" is a bounded seek instead of an application's edge list.
+//!
+//! Two kinds of keys, each behind its own tag byte:
+//! - order: `0x01 ‖ session ‖ 0x00 ‖ created_at BE ‖ seq BE ‖ id` -> empty;
+//! - position: `0x02 ‖ id` -> the memory's order key, so a lookup (and forget) finds its place.
+//!
+//! Session ids hold no control characters (checked on input), so `0x00` ends the session.
+
+use rocksdb::ReadOptions;
+
+use super::batch::StoreBatch;
+use super::column_families::CONVERSATIONS;
+use super::db::Store;
+use crate::error::Result;
+use crate::memory::MemoryId;
+
+const ORDER_TAG: u8 = 0x01;
+const POSITION_TAG: u8 = 0x02;
+const SESSION_END: u8 = 0x00;
+/// Bytes after the session's terminator: created_at, seq and id.
+const ORDER_TAIL: usize = 8 + 8 + MemoryId::LEN;
+
+fn order_key(session: &str, created_at: u64, seq: u64, id: &MemoryId) -> Vec<u8> {
+    let mut key = session_prefix(session);
+    key.extend_from_slice(&created_at.to_be_bytes());
+    key.extend_from_slice(&seq.to_be_bytes());
+    key.extend_from_slice(id.as_bytes());
+    key
+}
+
+fn session_prefix(session: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(2 + session.len() + ORDER_TAIL);
+    key.push(ORDER_TAG);
+    key.extend_from_slice(session.as_bytes());
+    key.push(SESSION_END);
+    key
+}
+
+fn position_key(id: &MemoryId) -> [u8; 1 + MemoryId::LEN] {
+    let mut key = [POSITION_TAG; 1 + MemoryId::LEN];
+    key[1..].copy_from_slice(id.as_bytes());
+    key
+}
+
+/// The id at the end of an order key, if the key has the layout.
+fn id_of(order: &[u8]) -> Option<MemoryId> {
+    let start = order.len().checked_sub(MemoryId::LEN)?;
+    MemoryId::from_slice(&order[start..], "conversation key").ok()
+}
+
+impl StoreBatch<'_> {
+    /// Places memory `id` (created at `created_at`, written at changelog sequence `seq`) in
+    /// conversation `session`.
+    pub fn put_conversation_turn(
+        &mut self,
+        session: &str,
+        created_at: u64,
+        seq: u64,
+        id: &MemoryId,
+    ) {
+        let cf = self.store.cf(CONVERSATIONS);
+        let order = order_key(session, created_at, seq, id);
+        self.batch.put_cf(cf, position_key(id), &order);
+        self.batch.put_cf(cf, order, []);
+    }
+
+    /// Removes memory `id` from its conversation, if it is in one.
+    pub fn delete_conversation_turn(&mut self, id: &MemoryId) -> Result<()> {
+        let cf = self.store.cf(CONVERSATIONS);
+        let position = position_key(id);
+        if let Some(order) = self.store.db.get_pinned_cf(cf, position)? {
+            self.batch.delete_cf(cf, &*order);
+            self.batch.delete_cf(cf, position);
+            self.touched.touch(CONVERSATIONS, &order);
+            self.touched.touch(CONVERSATIONS, &position);
+        }
+        Ok(())
+    }
+}
+
+impl Store {
+    /// For each of `ids`, the memories up to `window` before and after it in its conversation
+    /// (nearest first on each side, the earlier side first); empty for a memory in none.
+    pub fn conversation_neighbours(
+        &self,
+        ids: &[MemoryId],
+        window: usize,
+    ) -> Result<Vec<Vec<MemoryId>>> {
+        let cf = self.cf(CONVERSATIONS);
+        let keys: Vec<[u8; 1 + MemoryId::LEN]> = ids.iter().map(position_key).collect();
+        let positions = self.db.batched_multi_get_cf(cf, keys.iter(), false);
+        // One iterator for every lookup: creating one per candidate cost more than the seeks.
+        let mut iter = self.db.raw_iterator_cf(cf);
+        let mut out = Vec::with_capacity(ids.len());
+        for position in positions {
+            let Some(order) = position? else {
+                out.push(Vec::new());
+                continue;
+            };
+            let Some(end) = order.len().checked_sub(ORDER_TAIL) else {
+                out.push(Vec::new());
+                continue;
+            };
+            let prefix = &order[..end];
+            let same_session = |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
+            let mut found = Vec::with_capacity(2 * window);
+            for forward in [false, true] {
+                iter.seek(&*order);
+                for _ in 0..window {
+                    if forward {
+                        iter.next();
+                    } else {
+                        iter.prev();
+                    }
+                    match iter.key().filter(|key| same_session(key)).and_then(id_of) {
+                        Some(id) => found.push(id),
+                        None => break,
+                    }
+                }
+                iter.status()?;
+            }
+            out.push(found);
+        }
+        Ok(out)
+    }
+
+    /// Every memory of conversation `session`, in conversation order, at most `limit`.
+    pub fn conversation(&self, session: &str, limit: usize) -> Result<Vec<MemoryId>> {
+        let cf = self.cf(CONVERSATIONS);
+        let prefix = session_prefix(session);
+        let mut upper = prefix.clone();
+        *upper
+            .last_mut()
+            .expect("the prefix ends with the terminator") = SESSION_END + 1;
+        let mut options = ReadOptions::default();
+        options.set_iterate_upper_bound(upper);
+        let mut iter = self.db.raw_iterator_cf_opt(cf, options);
+        iter.seek(&prefix);
+        let mut found = Vec::new();
+        while found.len() < limit {
+            match iter.key().and_then(id_of) {
+                Some(id) => found.push(id),
+                None => break,
+            }
+            iter.next();
+        }
+        iter.status()?;
+        Ok(found)
+    }
+}

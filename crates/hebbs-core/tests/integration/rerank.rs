@@ -1,0 +1,341 @@
+//! The late-interaction re-rank stage and what it reads: token vectors stored by `remember`
+//! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
+//! left by forget), and a recall whose head only is re-ordered, with its scores in the details.
+
+use hebbs_core::recall::Rerank;
+use hebbs_core::{
+    Engine, ForgetRequest, MemoryId, RecallRequest, RememberInput, RevisionInput, ScoringWeights,
+    Strategy, TokenVectors,
+};
+
+use crate::common::{field_of, input, open};
+
+const DIM: usize = 4;
+
+/// Token vectors whose tokens are the unit axes `axes` (exact in int8).
+fn axes(axes: &[usize]) -> TokenVectors {
+    let mut codes = vec![0i8; axes.len() * DIM];
+    for (row, axis) in axes.iter().enumerate() {
+        codes[row * DIM + axis] = 127;
+    }
+    TokenVectors {
+        dimension: DIM,
+        codes,
+        scales: vec![1.0 / 127.0; axes.len()],
+    }
+}
+
+fn unit(axis: usize) -> Vec<f32> {
+    let mut v = vec![0.0; DIM];
+    v[axis] = 1.0;
+    v
+}
+
+/// A dense vector at cosine `cos` to axis 0.
+fn at_cosine(cos: f32) -> Vec<f32> {
+    vec![cos, (1.0 - cos * cos).sqrt(), 0.0, 0.0]
+}
+
+fn relevance_only() -> ScoringWeights {
+    ScoringWeights {
+        w_relevance: 1.0,
+        w_recency: 0.0,
+        w_importance: 0.0,
+        w_reinforcement: 0.0,
+        ..ScoringWeights::default()
+    }
+}
+
+fn turn(content: &str, session: &str, created_at: u64, tokens: &[usize]) -> RememberInput {
+    RememberInput {
+        session_id: Some(session.into()),
+        token_vectors: Some(axes(tokens)),
+        ..input(content, at_cosine(0.5), None, Some(created_at))
+    }
+}
+
+#[test]
+fn remember_stores_token_vectors_and_revise_replaces_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let memory = engine
+        .remember(RememberInput {
+            token_vectors: Some(axes(&[0, 1])),
+            ..input("first", unit(0), None, None)
+        })
+        .unwrap();
+    assert_eq!(
+        engine.get_token_vectors(&[memory.id]).unwrap(),
+        vec![Some(axes(&[0, 1]))]
+    );
+    let revised = engine
+        .revise(
+            &memory.id,
+            RevisionInput {
+                content: Some("second".into()),
+                embedding: Some(unit(1)),
+                token_vectors: Some(axes(&[2, 3, 3])),
+                ..RevisionInput::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        engine.get_token_vectors(&[revised.id]).unwrap(),
+        vec![Some(axes(&[2, 3, 3]))]
+    );
+    let same_content = engine
+        .revise(
+            &revised.id,
+            RevisionInput {
+                importance: Some(0.9),
+                ..RevisionInput::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        engine.get_token_vectors(&[same_content.id]).unwrap(),
+        vec![Some(axes(&[2, 3, 3]))],
+        "a revision that keeps the content keeps its token vectors"
+    );
+    let bad = engine
+        .remember(RememberInput {
+            token_vectors: Some(TokenVectors {
+                scales: vec![0.0],
+                ..axes(&[0])
+            }),
+            ..input("bad", unit(0), None, None)
+        })
+        .unwrap_err();
+    assert_eq!(field_of(bad), "token_vectors.scales[0]");
+}
+
+#[test]
+fn conversation_order_is_created_at_then_arrival_survives_reopen_and_forget_leaves_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<MemoryId> = {
+        let engine = open(dir.path());
+        let stored = engine
+            .remember_many(vec![
+                turn("late", "s", 30, &[0]),
+                turn("early a", "s", 10, &[0]),
+                turn("early b", "s", 10, &[0]),
+                turn("other session", "t", 5, &[0]),
+                turn("middle", "s", 20, &[0]),
+            ])
+            .unwrap();
+        let late_arrival = engine.remember(turn("early c", "s", 10, &[0])).unwrap();
+        engine.close().unwrap();
+        stored
+            .iter()
+            .map(|m| m.id)
+            .chain([late_arrival.id])
+            .collect()
+    };
+    let engine = open(dir.path());
+    let expected = vec![ids[1], ids[2], ids[5], ids[4], ids[0]];
+    assert_eq!(engine.conversation("s", 100).unwrap(), expected);
+    assert_eq!(engine.conversation("t", 100).unwrap(), vec![ids[3]]);
+    assert_eq!(engine.conversation("s", 2).unwrap(), expected[..2]);
+    engine.forget(&ForgetRequest::ids(vec![ids[5]])).unwrap();
+    assert_eq!(
+        engine.conversation("s", 100).unwrap(),
+        vec![ids[1], ids[2], ids[4], ids[0]]
+    );
+}
+
+fn late_interaction(cue_tokens: &[usize], top_k: usize, top_n: usize) -> RecallRequest {
+    RecallRequest {
+        rerank: Rerank::LateInteraction,
+        rerank_top_n: top_n,
+        cue_token_vectors: Some(cue_tokens.iter().map(|axis| unit(*axis)).collect()),
+        top_k,
+        scoring_weights: relevance_only(),
+        ..RecallRequest::similarity(unit(0))
+    }
+}
+
+#[test]
+fn the_stage_reorders_only_the_head_and_reports_its_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // Dense order: m0 (cos 0.9) > m1 > m2 > m3 > m4. Token vectors: m2 matches the cue's
+    // tokens best, m0 worst; m4 would match best of all but is outside the head.
+    let tokens: [&[usize]; 5] = [&[3], &[1, 3], &[1, 2], &[3], &[1, 2]];
+    let cosines = [0.9, 0.8, 0.7, 0.6, 0.5];
+    let ids: Vec<MemoryId> = engine
+        .remember_many(
+            tokens
+                .iter()
+                .zip(cosines)
+                .enumerate()
+                .map(|(i, (t, cos))| RememberInput {
+                    token_vectors: Some(axes(t)),
+                    ..input(&format!("m{i}"), at_cosine(cos), None, None)
+                })
+                .collect(),
+        )
+        .unwrap()
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    let plain = engine
+        .recall(&RecallRequest {
+            top_k: 5,
+            scoring_weights: relevance_only(),
+            ..RecallRequest::similarity(unit(0))
+        })
+        .unwrap();
+    let plain_ids: Vec<MemoryId> = plain.results.iter().map(|r| r.memory.id).collect();
+    assert_eq!(plain_ids, ids);
+    let output = engine.recall(&late_interaction(&[1, 2], 5, 3)).unwrap();
+    let order: Vec<MemoryId> = output.results.iter().map(|r| r.memory.id).collect();
+    assert_eq!(order, vec![ids[2], ids[1], ids[0], ids[3], ids[4]]);
+    for result in &output.results[..3] {
+        let detail = &result.strategy_details[0];
+        let late = detail
+            .late_interaction_score
+            .expect("a head result is scored");
+        assert_eq!(detail.rerank_score, Some(late), "no signal applies here");
+    }
+    assert!(output.results[0].strategy_details[0].late_interaction_score > Some(0.99));
+    for result in &output.results[3..] {
+        assert_eq!(result.strategy_details[0].rerank_score, None);
+    }
+    let scores: Vec<f32> = output.results.iter().map(|r| r.score).collect();
+    let plain_scores: Vec<f32> = plain.results.iter().map(|r| r.score).collect();
+    assert_eq!(
+        scores[3..],
+        plain_scores[3..],
+        "the composite score stays the result's score"
+    );
+}
+
+#[test]
+fn a_candidate_gains_from_its_conversation_neighbours() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // Two candidates with the same weak match; the first sits next to a turn that matches the
+    // cue exactly (and is itself far from the cue vector, so outside the head).
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                session_id: Some("s".into()),
+                token_vectors: Some(axes(&[1])),
+                ..input("answer turn", at_cosine(-0.9), None, Some(1))
+            },
+            RememberInput {
+                session_id: Some("s".into()),
+                token_vectors: Some(axes(&[3])),
+                ..input("question turn", at_cosine(0.9), None, Some(2))
+            },
+            RememberInput {
+                token_vectors: Some(axes(&[3])),
+                ..input("lonely turn", at_cosine(0.95), None, Some(3))
+            },
+        ])
+        .unwrap();
+    let output = engine.recall(&late_interaction(&[1], 3, 2)).unwrap();
+    assert_eq!(output.results[0].memory.id, stored[1].id);
+    let detail = &output.results[0].strategy_details[0];
+    let late = detail.late_interaction_score.unwrap();
+    let total = detail.rerank_score.unwrap();
+    assert!((total - late - 0.25 * 1.0).abs() < 1e-3, "{late} {total}");
+    let lonely = &output.results[1].strategy_details[0];
+    assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
+}
+
+#[test]
+fn entity_and_time_named_in_the_cue_add_their_bonus() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // 2023-05-08 and 2023-09-01 in microseconds.
+    let may = 1_683_504_000_000_000;
+    let september = 1_693_526_400_000_000;
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                token_vectors: Some(axes(&[0])),
+                ..input("a", at_cosine(0.9), Some("Caroline"), Some(september))
+            },
+            RememberInput {
+                token_vectors: Some(axes(&[0])),
+                ..input("b", at_cosine(0.8), Some("Melanie"), Some(may))
+            },
+        ])
+        .unwrap();
+    let mut request = late_interaction(&[0], 2, 2);
+    request.strategies = vec![Strategy::Hybrid.into()];
+    request.cue_text = Some("What did Melanie do in May 2023?".into());
+    let output = engine.recall(&request).unwrap();
+    assert_eq!(output.results[0].memory.id, stored[1].id);
+    let detail = &output.results[0].strategy_details[0];
+    let bonus = detail.rerank_score.unwrap() - detail.late_interaction_score.unwrap();
+    assert!((bonus - 0.10).abs() < 1e-4, "{bonus}");
+}
+
+#[test]
+fn bad_stage_parameters_name_their_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    engine
+        .remember(RememberInput {
+            token_vectors: Some(axes(&[0])),
+            ..input("x", unit(0), None, None)
+        })
+        .unwrap();
+    let mut request = late_interaction(&[0], 1, 1);
+    request.cue_token_vectors = None;
+    assert_eq!(
+        field_of(engine.recall(&request).unwrap_err()),
+        "cue_token_vectors"
+    );
+    let request = late_interaction(&[0], 1, 0);
+    assert_eq!(
+        field_of(engine.recall(&request).unwrap_err()),
+        "rerank_top_n"
+    );
+    let mut request = late_interaction(&[0], 1, 1);
+    request.cue_token_vectors = Some(vec![vec![1.0, 0.0]]);
+    assert_eq!(
+        field_of(engine.recall(&request).unwrap_err()),
+        "cue_token_vectors"
+    );
+    let mut request = late_interaction(&[0], 1, 1);
+    request.cue_token_vectors = Some(vec![vec![f32::NAN; DIM]]);
+    assert_eq!(
+        field_of(engine.recall(&request).unwrap_err()),
+        "cue_token_vectors[0]"
+    );
+    assert_eq!(
+        "late_interaction".parse::<Rerank>().unwrap(),
+        Rerank::LateInteraction
+    );
+    assert!("colbert".parse::<Rerank>().is_err());
+}
+
+#[test]
+fn stores_without_the_stage_keep_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine: Engine = open(dir.path());
+    let ids: Vec<MemoryId> = (0..3)
+        .map(|i| {
+            engine
+                .remember(input(
+                    &format!("m{i}"),
+                    at_cosine(0.9 - 0.1 * i as f32),
+                    None,
+                    None,
+                ))
+                .unwrap()
+                .id
+        })
+        .collect();
+    // No token vectors stored: the stage scores nobody and the composite order stands.
+    let output = engine.recall(&late_interaction(&[0], 3, 3)).unwrap();
+    let order: Vec<MemoryId> = output.results.iter().map(|r| r.memory.id).collect();
+    assert_eq!(order, ids);
+    assert!(output
+        .results
+        .iter()
+        .all(|r| r.strategy_details[0].rerank_score.is_none()));
+}

@@ -1,0 +1,89 @@
+"""Per-token vectors for late interaction: which tokens take part, their int8 form, and the one
+forward pass that gives a text's pooled vector and its token vectors together.
+
+- :func:`punctuation_ids` / :func:`keep_mask` -- ``[CLS]``, ``[SEP]`` and vocabulary entries
+  made only of punctuation or symbols are left out of the match (the model still sees them, so
+  the kept tokens are contextualised by them); a text with no token left keeps all of its
+  tokens. Measured on LoCoMo in docs/hybrid.md.
+- :func:`quantize_int8` -- one float32 scale per token, codes ``round(x / scale)`` with
+  ``scale = max|x| / INT8_LIMIT``: the layout the engine's ``token_vectors`` column family
+  stores (``dimension + 4`` bytes a token).
+- :func:`token_embedder` -- the embedder that can give token vectors (an
+  :class:`~hebbs.embedder.OnnxEmbedder`, also behind a
+  :class:`~hebbs.embedder.BatchingEmbedder`), or None.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+    from .onnx_embedder import OnnxEmbedder
+    from .protocol import Embedder
+
+#: Largest magnitude of an int8 code.
+INT8_LIMIT: Final = 127
+#: Smallest scale, so an all-zero token vector still quantises.
+_MIN_PEAK: Final = np.float32(1e-12)
+_CONTINUATION = "##"  # WordPiece marks a word's later pieces with it
+
+
+def punctuation_ids(tokenizer: Tokenizer) -> NDArray[np.int64]:
+    """Ids of the vocabulary entries made only of punctuation or symbol characters."""
+    ids = [
+        token_id
+        for token, token_id in tokenizer.get_vocab(with_added_tokens=False).items()
+        if _is_punctuation(token.removeprefix(_CONTINUATION))
+    ]
+    return np.array(sorted(ids), dtype=np.int64)
+
+
+def keep_mask(
+    ids: list[int],
+    special: list[int],
+    punctuation: NDArray[np.int64],
+    *,
+    skip_special: bool = True,
+    skip_punctuation: bool = True,
+) -> NDArray[np.bool_]:
+    """Which of a text's tokens take part in the match (see the module docs)."""
+    keep = np.ones(len(ids), dtype=bool)
+    if skip_special:
+        keep &= ~np.asarray(special, dtype=bool)
+    if skip_punctuation:
+        keep &= ~np.isin(np.asarray(ids, dtype=np.int64), punctuation)
+    return keep
+
+
+def quantize_int8(vectors: NDArray[np.float32]) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
+    """``(codes, scales)`` of a ``[tokens, dimension]`` matrix (see the module docs)."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    peaks = np.abs(matrix).max(axis=1) if matrix.size else np.zeros(len(matrix), np.float32)
+    scales = (np.maximum(peaks, _MIN_PEAK) / np.float32(INT8_LIMIT)).astype(np.float32)
+    codes = np.rint(matrix / scales[:, np.newaxis]).astype(np.int8)
+    return codes, scales
+
+
+def dequantize_int8(codes: NDArray[np.int8], scales: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The float32 matrix that :func:`quantize_int8`'s output stands for."""
+    decoded: NDArray[np.float32] = codes.astype(np.float32) * scales[:, np.newaxis]
+    return decoded
+
+
+def token_embedder(embedder: Embedder) -> OnnxEmbedder | None:
+    """``embedder`` itself, or the model a batching wrapper holds, if it gives token vectors."""
+    from .batching import BatchingEmbedder
+    from .onnx_embedder import OnnxEmbedder
+
+    inner = embedder.inner if isinstance(embedder, BatchingEmbedder) else embedder
+    return inner if isinstance(inner, OnnxEmbedder) else None
+
+
+def _is_punctuation(piece: str) -> bool:
+    return bool(piece) and all(unicodedata.category(char)[0] in "PS" for char in piece)
