@@ -34,6 +34,7 @@ import httpx
 import numpy as np
 
 import hebbs
+import rest_bench
 from hebbs.embedder import default_embedder
 from hebbs.rpc import hebbs_pb2 as pb
 from rest_bench import (
@@ -72,19 +73,10 @@ def grpc_calls(channels: list[grpc.Channel]) -> dict[str, Call]:
 
 
 def rest_calls(sessions: list[httpx.Client]) -> dict[str, Call]:
-    def post(c: int, path: str, body: dict[str, Any], status: int) -> None:
-        answer = sessions[c].post(path, json=body)
-        if answer.status_code != status:
-            raise RuntimeError(f"{path}: {answer.status_code} {answer.text}")
-
-    return {
-        "recall, server embeds": lambda c, i: post(
-            c, "/v1/memories/recall", {"cue": sentence(i + 1), "top_k": TOP_K}, 200
-        ),
-        "remember, server embeds": lambda c, i: post(
-            c, "/v1/memories", {"content": f"rest {sentence(i)}"}, 201
-        ),
-    }
+    """``rest_bench``'s REST calls that send text (the server embeds it)."""
+    unused = np.empty((0, 0), dtype=np.float32)
+    calls = rest_bench.rest_calls(sessions, unused, unused)
+    return {name: call for name, call in calls.items() if "server embeds" in name}
 
 
 def wait_for_grpc(port: int) -> None:
