@@ -11,7 +11,7 @@ shares) into the store of the tenant ``default``, then:
    ``httpx.Client`` or grpcio channel (our ``hebbs_pb2`` messages, no generated stubs);
 2. exports the store (``hebbs export`` in a subprocess, with embeddings) and imports the file
    into an empty store (``hebbs import``, a subprocess), reporting memories per second, the file
-   size and each process's peak resident memory (from ``wait4``), which shows whether the
+   size and each process's peak resident memory (its ``VmHWM``), which shows whether the
    memories were held at once.
 
 Prints a table with p50 / p99 per request and the throughput of all clients, and the ratios of
@@ -22,7 +22,6 @@ run; CI never runs it.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,13 +34,22 @@ import httpx
 import numpy as np
 
 import hebbs
+import rest_bench
 from hebbs.embedder import default_embedder
 from hebbs.rpc import hebbs_pb2 as pb
-from hebbs.server.tenants import DEFAULT_TENANT, TENANTS_DIR
-from rest_bench import TOP_K, Call, Table, free_port, load, sentence, server, timed
+from rest_bench import (
+    TOP_K,
+    Call,
+    Table,
+    free_port,
+    loaded_store,
+    print_header,
+    sentence,
+    server,
+    timed,
+)
 
 SEED = 11
-HEBBS = str(Path(sys.executable).with_name("hebbs"))
 
 
 def grpc_calls(channels: list[grpc.Channel]) -> dict[str, Call]:
@@ -65,19 +73,10 @@ def grpc_calls(channels: list[grpc.Channel]) -> dict[str, Call]:
 
 
 def rest_calls(sessions: list[httpx.Client]) -> dict[str, Call]:
-    def post(c: int, path: str, body: dict[str, Any], status: int) -> None:
-        answer = sessions[c].post(path, json=body)
-        if answer.status_code != status:
-            raise RuntimeError(f"{path}: {answer.status_code} {answer.text}")
-
-    return {
-        "recall, server embeds": lambda c, i: post(
-            c, "/v1/memories/recall", {"cue": sentence(i + 1), "top_k": TOP_K}, 200
-        ),
-        "remember, server embeds": lambda c, i: post(
-            c, "/v1/memories", {"content": f"rest {sentence(i)}"}, 201
-        ),
-    }
+    """``rest_bench``'s REST calls that send text (the server embeds it)."""
+    unused = np.empty((0, 0), dtype=np.float32)
+    calls = rest_bench.rest_calls(sessions, unused, unused)
+    return {name: call for name, call in calls.items() if "server embeds" in name}
 
 
 def wait_for_grpc(port: int) -> None:
@@ -85,16 +84,33 @@ def wait_for_grpc(port: int) -> None:
         grpc.channel_ready_future(channel).result(timeout=60)
 
 
-def measured(command: list[str], stdout: Any = None) -> tuple[float, float]:
-    """Seconds and peak resident MiB of ``command`` run to completion."""
+#: Runs ``hebbs`` with the arguments after ``-c`` and prints its peak resident memory (kB) last
+#: on stderr. It reads ``VmHWM`` (the peak of this program's own address space) rather than
+#: ``wait4``'s ``ru_maxrss``, which also counts the pages of the forked bench process.
+PEAK_WRAPPER = (
+    "import sys\n"
+    "from hebbs.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
+    "print(peak, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def measured(arguments: list[str], stdout: Any = None) -> tuple[float, float]:
+    """Seconds and peak resident MiB of ``hebbs arguments`` run to completion."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=stdout)
-    _, status, usage = os.wait4(process.pid, 0)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_WRAPPER, *arguments],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise RuntimeError(f"{command[1]} failed with {process.returncode}")
-    return seconds, usage.ru_maxrss / 1024
+    if done.returncode != 0:
+        raise RuntimeError(f"hebbs {arguments[0]} failed: {done.stderr[-2000:]}")
+    return seconds, int(done.stderr.split()[-1]) / 1024
 
 
 def main() -> None:
@@ -107,23 +123,18 @@ def main() -> None:
     table = Table()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp)
-        store = data_dir / TENANTS_DIR / DEFAULT_TENANT
-        store.parent.mkdir(parents=True)
-        started = time.perf_counter()
-        load(store, args.n, rng)
-        print(f"n={args.n}: loaded and optimized in {time.perf_counter() - started:.1f} s")
+        store = loaded_store(data_dir, args.n, rng)
 
         dump = data_dir / "dump.jsonl"
         with open(dump, "wb") as out:
-            export_s, export_mib = measured([HEBBS, "export", "--db", str(store)], stdout=out)
+            export_s, export_mib = measured(["export", "--db", str(store)], stdout=out)
+        dump_mib = dump.stat().st_size / 2**20
         copy = data_dir / "copy"
         import_s, import_mib = measured(
-            [HEBBS, "import", "--db", str(copy), str(dump)], stdout=subprocess.DEVNULL
+            ["import", "--db", str(copy), str(dump)], stdout=subprocess.DEVNULL
         )
 
-        print(f"{args.runs} calls per client and case, latency per request in ms")
-        print("| mode | operation | clients | p50 ms | p99 ms | req/s |")
-        print("|---|---|---:|---:|---:|---:|")
+        print_header(args.runs)
         with hebbs.Hebbs.open(store, embedder=default_embedder()) as mem:
             embedded: dict[str, Call] = {
                 "recall, server embeds": lambda _, i: mem.recall(cue=sentence(i + 1), top_k=TOP_K),
@@ -155,16 +166,15 @@ def main() -> None:
             print(f"{name}, 1 client: {mode} p50 {p50:.2f} ms = embedded {p50 - base:+.2f} ms")
         ratio = table.rate["gRPC", name, args.clients] / table.rate["REST", name, args.clients]
         print(f"{name}, {args.clients} clients: gRPC / REST throughput {ratio:.2f}x")
-    size = dump.stat().st_size if dump.exists() else 0
     print(
         f"\nexport of {args.n} memories (with embeddings): {export_s:.1f} s, "
-        f"{args.n / export_s:,.0f} memories/s, peak RSS {export_mib:.0f} MiB"
+        f"{args.n / export_s:,.0f} memories/s, {dump_mib:.0f} MiB file, "
+        f"peak RSS {export_mib:.0f} MiB"
     )
     print(
         f"import of the same file into an empty store: {import_s:.1f} s, "
         f"{args.n / import_s:,.0f} memories/s, peak RSS {import_mib:.0f} MiB"
     )
-    del size
 
 
 if __name__ == "__main__":

@@ -73,6 +73,22 @@ def load(store: Path, n: int, rng: np.random.Generator) -> None:
         mem.optimize()
 
 
+def loaded_store(data_dir: Path, n: int, rng: np.random.Generator) -> Path:
+    """The store of the tenant ``default`` under ``data_dir``, loaded with ``n`` memories."""
+    store = data_dir / TENANTS_DIR / DEFAULT_TENANT
+    store.parent.mkdir(parents=True)
+    started = time.perf_counter()
+    load(store, n, rng)
+    print(f"n={n}: loaded and optimized in {time.perf_counter() - started:.1f} s")
+    return store
+
+
+def print_header(runs: int) -> None:
+    print(f"{runs} calls per client and case, latency per request in ms")
+    print("| mode | operation | clients | p50 ms | p99 ms | req/s |")
+    print("|---|---|---:|---:|---:|---:|")
+
+
 def timed(call: Call, clients: int, runs: int) -> tuple[list[float], float]:
     """Seconds of each ``call(client, i)``, ``runs`` calls per client in ``clients`` threads
     started together, and the requests per second of all of them."""
@@ -174,14 +190,8 @@ def main() -> None:
     table = Table()
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp)
-        store = data_dir / TENANTS_DIR / DEFAULT_TENANT
-        store.parent.mkdir(parents=True)
-        started = time.perf_counter()
-        load(store, args.n, rng)
-        print(f"n={args.n}: loaded and optimized in {time.perf_counter() - started:.1f} s")
-        print(f"{args.runs} calls per client and case, latency per request in ms")
-        print("| mode | operation | clients | p50 ms | p99 ms | req/s |")
-        print("|---|---|---:|---:|---:|---:|")
+        store = loaded_store(data_dir, args.n, rng)
+        print_header(args.runs)
         with hebbs.Hebbs.open(store, embedder=default_embedder()) as mem:
             embedded: dict[str, Call] = {
                 "recall, vector": lambda _, i: mem.recall(cue_embedding=queries[i], top_k=TOP_K),

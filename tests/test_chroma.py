@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.venvs import cached_venv
 
 from hebbs import Hebbs, InvalidInputError
 from hebbs.cli import main
@@ -26,8 +26,6 @@ CHROMADB = "chromadb>=1.5,<2"
 CHROMA_VENV = Path(
     os.environ.get("HEBBS_CHROMA_VENV", Path.home() / ".cache" / "hebbs-chroma-venv")
 )
-#: Seconds creating the environment may take.
-INSTALL_TIMEOUT_S = 900
 MAKER = Path(__file__).with_name("chroma_make_collection.py")
 
 DOCUMENTS = {
@@ -37,23 +35,9 @@ DOCUMENTS = {
 }
 
 
-def chroma_python() -> Path:
-    python = CHROMA_VENV / "bin" / "python"
-    probe = [str(python), "-c", "import chromadb"]
-    if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
-        return python
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(CHROMA_VENV)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", CHROMADB],
-        check=True,
-        timeout=INSTALL_TIMEOUT_S,
-    )
-    return python
-
-
 @pytest.fixture(scope="module")
 def chroma() -> Path:
-    return chroma_python()
+    return cached_venv(CHROMA_VENV, CHROMADB, "import chromadb")
 
 
 def make_collection(chroma: Path, path: Path, records: list[dict[str, object]]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from google.protobuf import descriptor_pb2
+from tests.venvs import cached_venv
 
 from hebbs import Hebbs
 from hebbs.embedder import Embedder
@@ -33,8 +34,6 @@ REFERENCE_SDK = "hebbs==0.4.1"
 REFERENCE_VENV = Path(
     os.environ.get("HEBBS_REFSDK_VENV", Path.home() / ".cache" / "hebbs-refsdk-venv")
 )
-#: Seconds creating the environment and installing the SDK from PyPI may take.
-INSTALL_TIMEOUT_S = 600
 
 
 def ours() -> descriptor_pb2.FileDescriptorProto:
@@ -65,31 +64,11 @@ def test_committed_messages_match_the_proto(tmp_path: Path) -> None:
     assert compiled == ours(), "run scripts/gen_proto.sh and commit its output"
 
 
-def reference_python() -> Path:
-    """The reference SDK's interpreter, its environment created and the SDK installed from
-    PyPI when missing."""
-    python = REFERENCE_VENV / "bin" / "python"
-    probe = [str(python), "-c", "import importlib.metadata as m; print(m.version('hebbs'))"]
-    wanted = REFERENCE_SDK.split("==")[1]
-    if python.exists():
-        done = subprocess.run(probe, capture_output=True, text=True, check=False)
-        if done.stdout.strip() == wanted:
-            return python
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(REFERENCE_VENV)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", REFERENCE_SDK],
-        check=True,
-        timeout=INSTALL_TIMEOUT_S,
-    )
-    assert (
-        subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip() == wanted
-    )
-    return python
-
-
 @pytest.fixture(scope="module")
 def reference() -> Path:
-    return reference_python()
+    version = REFERENCE_SDK.split("==")[1]
+    probe = f"import importlib.metadata as m; assert m.version('hebbs') == {version!r}"
+    return cached_venv(REFERENCE_VENV, REFERENCE_SDK, probe)
 
 
 def _fields(message: descriptor_pb2.DescriptorProto) -> dict[int, tuple[Any, ...]]:

@@ -44,6 +44,9 @@ STREAM_EVENTS = 1
 #: The paths that answer without a key.
 PUBLIC_PATHS = frozenset({"/v1/health/live", "/v1/health/ready"})
 #: What every answer must satisfy.
+# The import body (an export, JSON Lines) is declared a string: sent as its text.
+schemathesis.serializer.alias("application/x-ndjson", "text/plain")
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,

@@ -51,7 +51,17 @@ def export(request: Request, embeddings: bool = True, caller: Caller = READ) -> 
     return StreamingResponse(lines(), media_type=NDJSON)
 
 
-@router.post("/import", responses=errors(400, 413))
+@router.post(
+    "/import",
+    responses=errors(400, 413),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {NDJSON: {"schema": {"type": "string"}}},
+            "description": "an export: JSON Lines, header first, end line last",
+        }
+    },
+)
 async def import_(request: Request, caller: Caller = WRITE) -> Response:
     """Loads an export (the request body, JSON Lines) into the caller's store: validated
     whole first, then written. Answers the counts written."""

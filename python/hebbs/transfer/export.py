@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from hebbs._native import MAX_LIST_PAGE, Memory, Tombstone
+from hebbs.api.responses import encode_memory
 from hebbs.embedder import BatchingEmbedder
 from hebbs.embedder.constants import BUNDLED_MODEL_ID
 from hebbs.engine import Hebbs
@@ -33,22 +34,12 @@ def model_name(engine: Hebbs) -> str:
 
 
 def memory_line(memory: Memory, embeddings: bool) -> dict[str, Any]:
-    line: dict[str, Any] = {
-        "type": "memory",
-        "id": memory.id_hex,
-        "content": memory.content,
-        "importance": memory.importance,
-        "context": memory.context,
-        "entity_id": memory.entity_id,
-        "created_at": memory.created_at,
-        "updated_at": memory.updated_at,
-        "last_accessed_at": memory.last_accessed_at,
-        "access_count": memory.access_count,
-        "kind": memory.kind.value,
-        "superseded": memory.superseded,
-    }
-    if embeddings and memory.embedding is not None:
-        line["embedding"] = memory.embedding.tolist()
+    """The memory's JSON (as the REST server sends it) without the id's second spelling and
+    the derived decay score, and without the vector unless ``embeddings``."""
+    line: dict[str, Any] = {"type": "memory", **encode_memory(memory)}
+    del line["id_hex"], line["decay_score"]
+    if not embeddings or line["embedding"] is None:
+        del line["embedding"]
     return line
 
 

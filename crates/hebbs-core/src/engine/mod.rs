@@ -300,16 +300,7 @@ impl Engine {
             }
             prepared.push((id, record, vector));
         }
-        let count = prepared.len() as u64;
-        batch.put_counters(writer.memory_count + count, writer.next_seq + count);
-        if !writer.dimension_stored {
-            batch.put_dimension(index.dimension());
-        }
-        self.store.commit(batch, self.config.sync_writes)?;
-        writer.dimension_stored = true;
-        writer.memory_count += count;
-        writer.next_seq += count;
-        self.index_committed(&writer, &index, &prepared)?;
+        self.commit_new(&mut writer, batch, &index, &prepared)?;
         self.subscriptions.publish(
             prepared
                 .iter()
@@ -322,6 +313,27 @@ impl Engine {
             .into_iter()
             .map(|(id, record, _)| Memory::assemble(id, record, 0, 0, None, now))
             .collect())
+    }
+
+    /// Commits `batch`, which adds the memories `prepared` (with the counters and, for the
+    /// first vector, the dimension), then indexes them.
+    fn commit_new(
+        &self,
+        writer: &mut WriterState,
+        mut batch: crate::store::StoreBatch<'_>,
+        index: &Arc<VectorIndex>,
+        prepared: &[(MemoryId, StoredMemory, Vec<f32>)],
+    ) -> Result<()> {
+        let count = prepared.len() as u64;
+        batch.put_counters(writer.memory_count + count, writer.next_seq + count);
+        if !writer.dimension_stored {
+            batch.put_dimension(index.dimension());
+        }
+        self.store.commit(batch, self.config.sync_writes)?;
+        writer.dimension_stored = true;
+        writer.memory_count += count;
+        writer.next_seq += count;
+        self.index_committed(writer, index, prepared)
     }
 
     /// Adds memories just committed to the text and vector indexes.

@@ -109,16 +109,7 @@ impl Engine {
             batch.put_restored(&input.id, &input.record, &vector, input.access, seq);
             prepared.push((input.id, input.record, vector));
         }
-        let count = prepared.len() as u64;
-        batch.put_counters(writer.memory_count + count, writer.next_seq + count);
-        if !writer.dimension_stored {
-            batch.put_dimension(index.dimension());
-        }
-        self.store.commit(batch, self.config.sync_writes)?;
-        writer.dimension_stored = true;
-        writer.memory_count += count;
-        writer.next_seq += count;
-        self.index_committed(&writer, &index, &prepared)?;
+        self.commit_new(&mut writer, batch, &index, &prepared)?;
         self.checkpoint_if_due(&mut writer, &index)
     }
 
