@@ -146,6 +146,24 @@ async def exercise(client: Client) -> dict[str, str]:
     assert got["content"] == request["content"]
     assert got["access_count"] >= 1
 
+    episodes = [
+        result(await call("remember", {"content": text, "entity_id": "initech"}))["id"]
+        for text in (
+            "Initech's deploy failed on Friday evening",
+            "Another Initech deploy failed late on a Friday",
+            "Initech rolled back a failed Friday deploy",
+            "The Friday deploy at Initech failed again",
+        )
+    ]
+    reflected = result(await call("reflect", {"entity_id": "initech"}))
+    assert reflected["memories_processed"] == len(episodes)
+    assert reflected["insights_created"] >= 1
+    insights = result(await call("insights", {"entity_id": "initech"}))["insights"]
+    assert len(insights) == reflected["insights_created"]
+    assert set(insights[0]["source_ids"]) <= set(episodes)
+    assert insights[0]["memory"]["kind"] == "insight"
+    assert failure(await call("insights", {"min_confidence": 2}))["field"] == "min_confidence"
+
     forgotten = result(await call("forget", {"entity_id": "globex"}))
     assert forgotten["forgotten_count"] == 1
 

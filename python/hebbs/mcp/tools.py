@@ -1,5 +1,5 @@
 """The MCP tools: one :class:`Tool` per operation in :data:`TOOLS`, the one table a new tool
-(reflect, insights) is added to.
+is added to.
 
 A tool's input schema is its operation's request model's JSON schema
 (:mod:`hebbs.api.requests`) without the fields a model cannot fill sensibly (vectors, the
@@ -28,8 +28,10 @@ from hebbs.api import (
     ForgetRequest,
     GetRequest,
     IdRequest,
+    InsightsRequest,
     PrimeRequest,
     RecallRequest,
+    ReflectRequest,
     RememberRequest,
     ReviseRequest,
     parse,
@@ -38,6 +40,7 @@ from hebbs.api.requests import Request
 from hebbs.api.responses import (
     JsonObject,
     encode_forget_result,
+    encode_insight,
     encode_memories,
     encode_memory,
     encode_prime_output,
@@ -101,6 +104,15 @@ class Tool:
 
 def _memories(memories: list[Any]) -> JsonObject:
     return {"memories": encode_memories(memories)}
+
+
+def _insights(insights: list[Any]) -> JsonObject:
+    return {"insights": [encode_insight(insight) for insight in insights]}
+
+
+def _reflect_result(result: Any) -> JsonObject:
+    encoded: JsonObject = result.to_dict()
+    return encoded
 
 
 _STRATEGY_TEXT = (
@@ -248,6 +260,43 @@ TOOLS: Final[tuple[Tool, ...]] = (
             "latest, oldest first."
         ),
         fields={"id": _ID},
+    ),
+    Tool(
+        name="reflect",
+        method="reflect",
+        request=ReflectRequest,
+        scope="write",
+        read_only=False,
+        encode=_reflect_result,
+        description=(
+            "Consolidate what was remembered since the last reflection into insights: "
+            "clusters of related episodes become `insight` memories linked to their sources "
+            "(the server's LLM provider, or its offline summariser). Call it after a batch of "
+            "new memories, for all of them or one `entity_id`; then read them with "
+            "`insights`. Returns how many clusters and insights it made."
+        ),
+        fields={
+            "entity_id": "reflect only on the memories of this entity",
+            "since": "only memories created after this time (microseconds since the epoch)",
+            "min_confidence": "store only insights at least this confident (0..1)",
+        },
+    ),
+    Tool(
+        name="insights",
+        method="insights",
+        request=InsightsRequest,
+        scope="read",
+        encode=_insights,
+        description=(
+            "The insights reflection made: general statements learned from many memories, "
+            "each with its confidence, the ids of the memories it came from, and whether one "
+            "of those was revised since (stale). Use them as background before answering."
+        ),
+        fields={
+            "entity_id": "only the insights about this entity",
+            "min_confidence": "only insights at least this confident (0..1)",
+            "include_stale": "also the insights whose sources were revised since",
+        },
     ),
 )
 
