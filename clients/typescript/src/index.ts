@@ -53,6 +53,7 @@ export type {
   RecallStrategyInput,
   ReflectOptions,
   ReflectPrepareOptions,
+  ReflectScopeOptions,
   RememberOptions,
   ReviseOptions,
   SubscribeOptions,

@@ -189,20 +189,29 @@ export interface SubscribeOptions {
   readonly queueCapacity?: number | undefined;
 }
 
-/** Which new memories `reflect()` consolidates, and how. */
-export interface ReflectOptions {
+/** What `reflect()` and `reflectPrepare()` share: the scope and how it is clustered. */
+export interface ReflectScopeOptions {
   /** One entity's memories; default the whole store. */
   readonly entityId?: string | undefined;
-  /** Only memories created at or after this time. */
-  readonly since?: Timestamp | undefined;
   /** Memories read after the scope's cursor at most; default `DEFAULT_REFLECT_MAX_MEMORIES`
    * (10000). */
   readonly maxMemories?: number | undefined;
   /** Smaller clusters are not thought about; default `DEFAULT_MIN_CLUSTER_SIZE` (3). */
   readonly minClusterSize?: number | undefined;
+}
+
+/** Which new memories `reflect()` consolidates, and how. */
+export interface ReflectOptions extends ReflectScopeOptions {
+  /** Only memories created at or after this time. */
+  readonly since?: Timestamp | undefined;
   /** Insights below this confidence (0.0 to 1.0) are not stored; default
    * `DEFAULT_MIN_CONFIDENCE` (0.3). */
   readonly minConfidence?: number | undefined;
+}
+
+export interface ReflectPrepareOptions extends ReflectScopeOptions {
+  /** Seconds the session lives; default `DEFAULT_SESSION_TTL_S` (3600). */
+  readonly ttl?: number | undefined;
 }
 
 export interface InsightsOptions {
@@ -212,16 +221,6 @@ export interface InsightsOptions {
   readonly minConfidence?: number | undefined;
   /** Also list insights a source of which has been revised since. */
   readonly includeStale?: boolean | undefined;
-}
-
-export interface ReflectPrepareOptions {
-  readonly entityId?: string | undefined;
-  /** Default `DEFAULT_REFLECT_MAX_MEMORIES` (10000). */
-  readonly maxMemories?: number | undefined;
-  /** Default `DEFAULT_MIN_CLUSTER_SIZE` (3). */
-  readonly minClusterSize?: number | undefined;
-  /** Seconds the session lives; default `DEFAULT_SESSION_TTL_S` (3600). */
-  readonly ttl?: number | undefined;
 }
 
 /** One insight a host's own model made from a prepared session. */
