@@ -233,7 +233,7 @@ export class HebbsClient {
 
   /** Consolidates the scope's new memories (those after its cursor) into insight memories
    * with the server's LLM provider, offline unless the server is configured with one
-   * (`POST /v1/reflect`); a failing provider is a `ServerUnavailableError` (502). */
+   * (`POST /v1/reflect`); a failing provider is an `LLMError` (502). */
   async reflect(input: ReflectOptions = {}): Promise<ReflectResult> {
     const body = encodeObject(object(input, 'options'));
     return (await this.#json({ method: 'POST', path: '/v1/reflect', body })) as ReflectResult;

@@ -71,6 +71,7 @@ export {
   HebbsError,
   InternalError,
   InvalidInputError,
+  LLMError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,

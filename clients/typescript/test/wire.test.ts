@@ -14,6 +14,7 @@ import {
   ForbiddenError,
   InternalError,
   InvalidInputError,
+  LLMError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,
@@ -185,6 +186,7 @@ describe('errors', () => {
       ['not_ready', 503, ServerUnavailableError],
       ['storage_error', 500, InternalError],
       ['corruption', 500, InternalError],
+      ['llm_error', 502, LLMError],
     ];
     for (const [code, status, Class] of cases) {
       const error = errorFromResponse(status, { error_code: code, message: 'm', field: null });
