@@ -18,6 +18,7 @@ import {
   MemoryKind,
 } from '@hebbs/sdk';
 
+import { rejectsNaming } from './expect.js';
 import { startServer, type TestServer } from './server.js';
 
 /** Two topics of four episodes each (the Python reflection tests' `TOPICS`). */
@@ -64,22 +65,6 @@ after(async () => {
 
 function hexes(ids: readonly Buffer[]): string[] {
   return ids.map((id) => id.toString('hex')).sort();
-}
-
-/** Asserts that `promise` rejects with a 400 `InvalidInputError` naming `field` (`wireField`
- * as the server spelled it). */
-async function rejectsNaming(
-  promise: Promise<unknown>,
-  field: string,
-  wireField: string,
-): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof InvalidInputError, `expected an InvalidInputError: ${error}`);
-    assert.equal(error.field, field);
-    assert.equal(error.wireField, wireField);
-    assert.equal(error.status, 400);
-    return true;
-  });
 }
 
 let deploy: Memory[];
