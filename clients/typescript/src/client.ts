@@ -9,15 +9,19 @@ import { ID_BYTES } from './constants.js';
 import { InvalidInputError, NotFoundError, ServerUnavailableError } from './errors.js';
 import { type Call, type ClientOptions, Transport } from './http.js';
 import type {
+  CommitInsightInput,
   EdgeInput,
   ForgetDecayedOptions,
   ForgetOptions,
   GetOptions,
+  InsightsOptions,
   LimitOptions,
   ListMemoriesOptions,
   MemoryIdLike,
   PrimeOptions,
   RecallOptions,
+  ReflectOptions,
+  ReflectPrepareOptions,
   RememberOptions,
   ReviseOptions,
   SubscribeOptions,
@@ -25,12 +29,16 @@ import type {
 } from './options.js';
 import { Subscription } from './subscription.js';
 import type {
+  CommitResult,
   ForgetResult,
   HealthStatus,
+  Insight,
   Memory,
   MemoryPage,
   PrimeOutput,
   RecallOutput,
+  ReflectResult,
+  ReflectSession,
   Tombstone,
 } from './types.js';
 import { decode, encode, encodeObject, encodeQuery, idText } from './wire.js';
@@ -223,6 +231,45 @@ export class HebbsClient {
     return subscription;
   }
 
+  /** Consolidates the scope's new memories (those after its cursor) into insight memories
+   * with the server's LLM provider, offline unless the server is configured with one
+   * (`POST /v1/reflect`); a failing provider is an `LLMError` (502). */
+  async reflect(input: ReflectOptions = {}): Promise<ReflectResult> {
+    const body = encodeObject(object(input, 'options'));
+    return (await this.#json({ method: 'POST', path: '/v1/reflect', body })) as ReflectResult;
+  }
+
+  /** The scope's insights with their confidence, sources and staleness, oldest first
+   * (`GET /v1/insights`); stale ones only with `includeStale`. */
+  async insights(input: InsightsOptions = {}): Promise<Insight[]> {
+    const path = `/v1/insights${encodeQuery(object(input, 'options'))}`;
+    return (await this.#json({ method: 'GET', path })) as Insight[];
+  }
+
+  /** Agent-driven reflection, step one (`POST /v1/reflect/prepare`): the scope's new memories
+   * clustered, with the exact prompt of each cluster for the caller's own model, in a session
+   * that expires after `ttl` seconds. */
+  async reflectPrepare(input: ReflectPrepareOptions = {}): Promise<ReflectSession> {
+    const body = encodeObject(object(input, 'options'));
+    const call: Call = { method: 'POST', path: '/v1/reflect/prepare', body };
+    return (await this.#json(call)) as ReflectSession;
+  }
+
+  /** Agent-driven reflection, step two (`POST /v1/reflect/commit`): stores the caller's
+   * insights for session `sessionId`, all or nothing (each source must be a memory of the
+   * session), moves the scope's cursor and ends the session. */
+  async reflectCommit(
+    sessionId: string,
+    insights: readonly CommitInsightInput[],
+  ): Promise<CommitResult> {
+    const given = list(insights, 'insights').map((item, index) =>
+      object(item, `insights[${index}]`),
+    );
+    const body = encodeObject({ sessionId, insights: given });
+    const call: Call = { method: 'POST', path: '/v1/reflect/commit', body };
+    return (await this.#json(call)) as CommitResult;
+  }
+
   /** The caller's store: serving state, version, memory count, uptime (`GET /v1/health`). */
   async health(): Promise<HealthStatus> {
     return (await this.#json({ method: 'GET', path: '/v1/health' })) as HealthStatus;
@@ -277,8 +324,13 @@ function options<T extends object>(input: string | T, main: string, field = main
   if (typeof input === 'string') {
     return { [main]: input } as T;
   }
+  return object(input, field, 'expected a string or an options object');
+}
+
+/** `input` if it is a plain object, else an `InvalidInputError` naming `field`. */
+function object<T extends object>(input: T, field: string, reason = 'expected an object'): T {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new InvalidInputError(field, 'expected a string or an options object');
+    throw new InvalidInputError(field, reason);
   }
   return input;
 }

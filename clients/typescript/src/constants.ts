@@ -1,7 +1,7 @@
 /**
  * The engine's defaults and limits, as the server applies them to a field the request leaves
- * out (the client sends only what the caller gave). They equal `hebbs._native`'s constants of
- * the same name; a test compares the two.
+ * out (the client sends only what the caller gave). They equal the constants of the same name of
+ * `hebbs._native` (the reflection defaults: `hebbs.reflect.constants`); a test compares them.
  */
 
 /** Results a recall returns when `topK` is not given. */
@@ -44,6 +44,14 @@ export const MAX_LIST_PAGE = 1000;
 export const DEFAULT_TOMBSTONE_PAGE = 100;
 /** The largest memory content, in UTF-8 bytes. */
 export const MAX_CONTENT_BYTES = 65_536;
+/** Memories one `reflect()` or `reflectPrepare()` reads at most (`maxMemories`). */
+export const DEFAULT_REFLECT_MAX_MEMORIES = 10_000;
+/** Clusters smaller than this are not reflected on (`minClusterSize`). */
+export const DEFAULT_MIN_CLUSTER_SIZE = 3;
+/** Insights below this confidence are not stored (`reflect()`'s `minConfidence`). */
+export const DEFAULT_MIN_CONFIDENCE = 0.3;
+/** Seconds a prepared reflection session lives (`ttl`). */
+export const DEFAULT_SESSION_TTL_S = 3600;
 /** The strategies `recall()` runs when `strategies` is not given. */
 export const DEFAULT_STRATEGIES: readonly string[] = ['similarity'];
 

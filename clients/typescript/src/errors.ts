@@ -80,6 +80,10 @@ export class ConflictError extends HebbsError {}
 /** The server could not be reached, timed out, or is starting or stopping (503). */
 export class ServerUnavailableError extends HebbsError {}
 
+/** The server's LLM provider failed during `reflect()` (502, `llm_error`): unreachable, still
+ * answering 429 / 5xx after its retries, or twice answering JSON that does not fit the task. */
+export class LLMError extends HebbsError {}
+
 /** The engine failed (5xx: storage, I/O, corruption, index, internal); never bad input. */
 export class InternalError extends HebbsError {}
 
@@ -102,6 +106,7 @@ export const ERROR_CLASSES: Readonly<Record<string, ErrorClass>> = {
   index_error: InternalError,
   text_index_error: InternalError,
   internal_error: InternalError,
+  llm_error: LLMError,
 };
 
 /** HTTP status → the class for an answer whose `error_code` the table does not know. */

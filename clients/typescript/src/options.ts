@@ -57,6 +57,10 @@ export interface RememberOptions {
   readonly sessionId?: string | undefined;
   /** `episode` (default) or `insight`; revisions are made by `revise()`. */
   readonly kind?: MemoryKindName | undefined;
+  /** Return a stored near-duplicate (reinforced) instead of storing this one. */
+  readonly dedup?: boolean | undefined;
+  /** The cosine a duplicate reaches; default 0.9 (the server's `DEFAULT_DEDUP_THRESHOLD`). */
+  readonly dedupThreshold?: number | undefined;
 }
 
 export interface GetOptions {
@@ -108,6 +112,14 @@ export interface RecallOptions extends RankedOptions {
   /** Also recall from the organization's memory (the key's tenant must be a member of one);
    * its answer comes back as `organizationMemory`. */
   readonly includeOrganization?: boolean | undefined;
+  /** A re-rank stage: `'none'` or `'late_interaction'`. */
+  readonly rerank?: 'none' | 'late_interaction' | undefined;
+  /** Candidates the re-rank stage sees. */
+  readonly rerankTopN?: number | undefined;
+  /** Your own cue token vectors (one vector per token) for late interaction. */
+  readonly cueTokenVectors?: readonly Vector[] | undefined;
+  /** `'best'`: hybrid strategies and the late-interaction re-rank, for what is left unset. */
+  readonly quality?: 'best' | undefined;
 }
 
 export interface PrimeOptions extends RankedOptions {
@@ -175,4 +187,48 @@ export interface SubscribeOptions {
   readonly confidenceThreshold?: number | undefined;
   /** Default `DEFAULT_QUEUE_CAPACITY` (1024). */
   readonly queueCapacity?: number | undefined;
+}
+
+/** What `reflect()` and `reflectPrepare()` share: the scope and how it is clustered. */
+export interface ReflectScopeOptions {
+  /** One entity's memories; default the whole store. */
+  readonly entityId?: string | undefined;
+  /** Memories read after the scope's cursor at most; default `DEFAULT_REFLECT_MAX_MEMORIES`
+   * (10000). */
+  readonly maxMemories?: number | undefined;
+  /** Smaller clusters are not thought about; default `DEFAULT_MIN_CLUSTER_SIZE` (3). */
+  readonly minClusterSize?: number | undefined;
+}
+
+/** Which new memories `reflect()` consolidates, and how. */
+export interface ReflectOptions extends ReflectScopeOptions {
+  /** Only memories created at or after this time. */
+  readonly since?: Timestamp | undefined;
+  /** Insights below this confidence (0.0 to 1.0) are not stored; default
+   * `DEFAULT_MIN_CONFIDENCE` (0.3). */
+  readonly minConfidence?: number | undefined;
+}
+
+export interface ReflectPrepareOptions extends ReflectScopeOptions {
+  /** Seconds the session lives; default `DEFAULT_SESSION_TTL_S` (3600). */
+  readonly ttl?: number | undefined;
+}
+
+export interface InsightsOptions {
+  /** One entity's insights; default all. */
+  readonly entityId?: string | undefined;
+  /** 0.0 to 1.0; default 0. */
+  readonly minConfidence?: number | undefined;
+  /** Also list insights a source of which has been revised since. */
+  readonly includeStale?: boolean | undefined;
+}
+
+/** One insight a host's own model made from a prepared session. */
+export interface CommitInsightInput {
+  /** The insight's text. */
+  readonly content: string;
+  /** The ids of its sources: memories of the session's clusters. */
+  readonly sources: readonly MemoryIdLike[];
+  /** 0.0 to 1.0; default 1. */
+  readonly confidence?: number | undefined;
 }

@@ -13,6 +13,10 @@ export enum MemoryKind {
   INSIGHT = 'insight',
   /** Created by `revise()`: supersedes a previous memory. */
   REVISION = 'revision',
+  /** A whole document stored by the server's `index_documents`. */
+  DOCUMENT = 'document',
+  /** A statement extracted from a document by `index_documents`. */
+  PROPOSITION = 'proposition',
   /** Unknown or not set. */
   UNSPECIFIED = 'unspecified',
 }
@@ -29,6 +33,8 @@ export enum EdgeType {
   REVISED_FROM = 'revised_from',
   /** Insight derived from source memories (set by `reflect()`). */
   INSIGHT_FROM = 'insight_from',
+  /** This memory contradicts the target (a confirmed contradiction). */
+  CONTRADICTS = 'contradicts',
   /** Unknown or not set. */
   UNSPECIFIED = 'unspecified',
 }
@@ -164,6 +170,10 @@ export interface StrategyDetail {
   readonly bm25Score: number | undefined;
   /** Reciprocal-rank fusion score (hybrid only). */
   readonly rrfScore: number | undefined;
+  /** Late-interaction (token vector) score, when that re-rank stage ran. */
+  readonly lateInteractionScore: number | undefined;
+  /** The re-ranker's score, when a re-rank stage ran. */
+  readonly rerankScore: number | undefined;
 }
 
 /** One of a recalled memory's strongest relationships (`graphContext`). */
@@ -235,7 +245,7 @@ export interface ForgetResult {
   readonly truncated: boolean;
 }
 
-/** Response from a `reflect()` call (the reflection pipeline; not served yet). */
+/** Response from a `reflect()` call: seed 003's four counts. */
 export interface ReflectResult {
   /** Number of new insight memories generated. */
   readonly insightsCreated: number;
@@ -245,6 +255,51 @@ export interface ReflectResult {
   readonly clustersProcessed: number;
   /** Total number of source memories analyzed. */
   readonly memoriesProcessed: number;
+}
+
+/** A stored insight, as `insights()` lists it. */
+export interface Insight {
+  /** The insight memory (kind `insight`, an `insight_from` edge to each source). */
+  readonly memory: Memory;
+  /** How sure the reflection was (0.0 to 1.0). */
+  readonly confidence: number;
+  /** The 16-byte ids of the memories it was derived from. */
+  readonly sourceIds: Buffer[];
+  /** Whether a revision has superseded one of its sources since. */
+  readonly stale: boolean;
+}
+
+/** One cluster of a prepared reflection: its memories and the exact prompt for a model. */
+export interface PreparedCluster {
+  /** The cluster's number in the session. */
+  readonly index: number;
+  /** Its memories, most central first. */
+  readonly memories: Memory[];
+  /** The proposal prompt's system message. */
+  readonly system: string;
+  /** The proposal prompt, citing the memories by their ids. */
+  readonly prompt: string;
+}
+
+/** What `reflectPrepare()` returns: the clusters to think about, in a session that expires. */
+export interface ReflectSession {
+  /** Pass to `reflectCommit()`. */
+  readonly sessionId: string;
+  /** When the session expires, in microseconds. */
+  readonly expiresAt: number;
+  /** The scope's entity; `undefined` for the whole store. */
+  readonly entityId: string | undefined;
+  readonly clusters: PreparedCluster[];
+  /** How many memories after the scope's cursor were read. */
+  readonly memoriesProcessed: number;
+}
+
+/** What `reflectCommit()` returns. */
+export interface CommitResult {
+  /** Number of insight memories stored. */
+  readonly insightsCreated: number;
+  /** The stored insight memories. */
+  readonly insights: Memory[];
 }
 
 /** A push received on a subscription stream. */

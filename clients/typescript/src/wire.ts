@@ -5,7 +5,8 @@
  * Going out: ids given as bytes become 32 hex digits (16 bytes exactly, else an
  * `InvalidInputError` naming the field before anything is sent), a `Date` becomes microseconds
  * since the epoch, a `Float32Array` a list of numbers, and fields left `undefined` are left out,
- * so the server applies its defaults. Coming in: the id fields (`ID_KEYS`) become `Buffer`s,
+ * so the server applies its defaults. Coming in: the id fields (`ID_KEYS`, and each id of
+ * `ID_LIST_KEYS`) become `Buffer`s,
  * `null` becomes `undefined` (a memory's `embedding` an empty list), a strategy error's
  * `field` is named like the option it names, and `id_hex` is dropped
  * (`memory.id.toString('hex')` is the same).
@@ -18,6 +19,8 @@ import type { MemoryIdLike } from './options.js';
 
 /** Wire keys holding an id (32 hex digits) that the client returns as a `Buffer`. */
 const ID_KEYS: ReadonlySet<string> = new Set(['id', 'neighbor_id', 'next_cursor', 'target']);
+/** Wire keys holding a list of ids (an insight's `source_ids`), returned as `Buffer`s. */
+const ID_LIST_KEYS: ReadonlySet<string> = new Set(['source_ids']);
 /** Wire keys the client does not return (derived from another field). */
 const DROPPED_KEYS: ReadonlySet<string> = new Set(['id_hex']);
 /** Wire keys whose value names an input (a strategy error's `field`): renamed like a key. */
@@ -140,6 +143,11 @@ function decodeField(wire: string, value: unknown): unknown {
   }
   if (ID_KEYS.has(wire) && typeof value === 'string') {
     return Buffer.from(value, 'hex');
+  }
+  if (ID_LIST_KEYS.has(wire) && Array.isArray(value)) {
+    return value.map((item: unknown) =>
+      typeof item === 'string' ? Buffer.from(item, 'hex') : item,
+    );
   }
   if (FIELD_KEYS.has(wire) && typeof value === 'string') {
     return fieldFromWire(value);

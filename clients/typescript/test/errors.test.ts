@@ -23,6 +23,7 @@ import {
   ServerUnavailableError,
 } from '@hebbs/sdk';
 
+import { rejectsNaming } from './expect.js';
 import { startServer, type TestServer } from './server.js';
 
 /** A rate-limit test sends at most RATE_ROUNDS rounds of RATE_BATCH concurrent calls. */
@@ -57,28 +58,6 @@ after(async () => {
   bob?.close();
   await server?.stop();
 });
-
-/** Asserts that `promise` rejects with an `InvalidInputError` naming `field`. */
-async function rejectsNaming(
-  promise: Promise<unknown>,
-  field: string,
-  wireField?: string,
-): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(
-      error instanceof InvalidInputError,
-      `expected an InvalidInputError, got ${String(error)}`,
-    );
-    assert.equal(error.field, field);
-    if (wireField !== undefined) {
-      assert.equal(error.wireField, wireField);
-      assert.equal(error.status, 400);
-      assert.equal(error.code, 'invalid_input');
-    }
-    assert.ok(error.message.startsWith(`invalid ${field}: `), error.message);
-    return true;
-  });
-}
 
 async function count(client: HebbsClient): Promise<number> {
   return (await client.health()).memoryCount;

@@ -25,6 +25,7 @@ const run = promisify(execFile);
 const DUMP = `
 import json
 import hebbs._native as native
+import hebbs.reflect.constants as reflect_constants
 from hebbs.api import requests, responses
 from hebbs.api import fields as field_types
 from hebbs.api.fields import EDGE_TYPE_NAMES, MEMORY_KIND_NAMES
@@ -37,7 +38,12 @@ def fields(module):
     return sorted(found)
 
 print(json.dumps({
-    "constants": {k: getattr(native, k) for k in dir(native) if k.isupper()},
+    "constants": {
+        k: getattr(module, k)
+        for module in (native, reflect_constants)
+        for k in dir(module)
+        if k.isupper()
+    },
     "default_strategies": list(requests.DEFAULT_STRATEGIES),
     "edge_types": list(EDGE_TYPE_NAMES),
     "kinds": list(MEMORY_KIND_NAMES),
@@ -93,6 +99,15 @@ const COUNTERPARTS: readonly [string, string, readonly string[]][] = [
   ['HealthStatus', 'HealthStatusOut', []],
   ['MemoryPage', 'MemoryPageOut', []],
   ['SubscribePush', 'SubscribePushOut', []],
+  ['ReflectOptions', 'ReflectRequest', []],
+  ['InsightsOptions', 'InsightsRequest', []],
+  ['ReflectPrepareOptions', 'ReflectPrepareRequest', []],
+  ['CommitInsightInput', 'CommitInsight', []],
+  ['ReflectResult', 'ReflectResultOut', []],
+  ['Insight', 'InsightOut', []],
+  ['PreparedCluster', 'PreparedClusterOut', []],
+  ['ReflectSession', 'ReflectSessionOut', []],
+  ['CommitResult', 'CommitResultOut', []],
 ];
 
 /** The property names of each exported interface of the package's sources, inherited ones
@@ -150,7 +165,10 @@ test("every default and limit equals the engine's constant of the same name", ()
       continue;
     }
     const theirs = python.constants[name];
-    assert.ok(theirs !== undefined, `${name} is not a constant of hebbs._native`);
+    assert.ok(
+      theirs !== undefined,
+      `${name} is not a constant of hebbs._native or hebbs.reflect.constants`,
+    );
     if (typeof value === 'number') {
       // float32 constants (0.3) arrive as their double (0.30000001192092896).
       assert.ok(Math.abs(value - Number(theirs)) < 1e-6, `${name}: ${value} != ${String(theirs)}`);

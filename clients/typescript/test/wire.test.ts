@@ -14,6 +14,7 @@ import {
   ForbiddenError,
   InternalError,
   InvalidInputError,
+  LLMError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitError,
@@ -159,6 +160,21 @@ describe('decode', () => {
       { id: Buffer.alloc(16) },
     ]);
   });
+
+  test("an insight's source ids are Buffers, its memory a memory", () => {
+    const insight = decode({
+      memory: { id: '02'.repeat(16), id_hex: '02'.repeat(16), entity_id: null, embedding: null },
+      confidence: 0.5,
+      source_ids: ['00'.repeat(16), '01'.repeat(16)],
+      stale: false,
+    });
+    assert.deepEqual(insight, {
+      memory: { id: Buffer.alloc(16, 2), entityId: undefined, embedding: [] },
+      confidence: 0.5,
+      sourceIds: [Buffer.alloc(16), Buffer.alloc(16, 1)],
+      stale: false,
+    });
+  });
 });
 
 describe('errors', () => {
@@ -170,6 +186,7 @@ describe('errors', () => {
       ['not_ready', 503, ServerUnavailableError],
       ['storage_error', 500, InternalError],
       ['corruption', 500, InternalError],
+      ['llm_error', 502, LLMError],
     ];
     for (const [code, status, Class] of cases) {
       const error = errorFromResponse(status, { error_code: code, message: 'm', field: null });
