@@ -20,6 +20,7 @@ import pytest
 from numpy.typing import NDArray
 
 from hebbs.embedder import MAX_WAIT_S, BatchingEmbedder, Embedder
+from hebbs.embedder.token_vectors import token_embedder
 from hebbs.server.serve import BackgroundServer
 
 DIM = 8
@@ -115,6 +116,29 @@ def test_bundled_model_rows_equal_unbatched(embedder: Embedder) -> None:
         np.testing.assert_allclose(documents[i], embedder.embed([text]), atol=ATOL)
         np.testing.assert_allclose(queries[i], embedder.embed_query([text]), atol=ATOL)
     assert max(batcher.batch_sizes) > 1
+
+
+def test_bundled_model_token_passes_are_batched_and_equal_unbatched(embedder: Embedder) -> None:
+    """A store that keeps token vectors embeds through ``embed_with_tokens``: concurrent token
+    passes share forward passes too, and give each caller the rows and token vectors it would
+    get alone."""
+    batcher = BatchingEmbedder(embedder)
+    model = token_embedder(batcher)
+    assert model is batcher
+    texts = [f"note {i}: the {'renewal ' * (i % 3)}call went well" for i in range(10)]
+    for query in (False, True):
+        passes = run_threads(
+            lambda i, query=query: batcher.embed_with_tokens([texts[i]], query=query), 10
+        )
+        for i, found in enumerate(passes):
+            assert isinstance(found, tuple)
+            pooled, tokens = found
+            alone_pooled, alone_tokens = embedder.embed_with_tokens([texts[i]], query=query)  # type: ignore[attr-defined]
+            np.testing.assert_allclose(pooled, alone_pooled, atol=ATOL)
+            assert len(tokens) == 1
+            np.testing.assert_allclose(tokens[0], alone_tokens[0], atol=ATOL)
+    assert max(batcher.batch_sizes) > 1
+    assert token_embedder(BatchingEmbedder(Recording())) is None
 
 
 def test_concurrent_callers_share_calls() -> None:

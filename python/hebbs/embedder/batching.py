@@ -11,6 +11,10 @@ at most ``MAX_WAIT_S`` more than the call itself. Documents (``embed``) and quer
 (``embed_query``) are batched apart, as the model may prefix them differently. A failure of the
 wrapped call is raised, as the same exception object, in every caller of that batch. A request
 of ``MAX_BATCH`` texts or more is a batch already and calls the wrapped embedder directly.
+
+When the wrapped model also gives token vectors (an :class:`OnnxEmbedder`),
+:meth:`BatchingEmbedder.embed_with_tokens` batches that pass the same way (documents and
+queries apart again), so a store that keeps token vectors still shares forward passes.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,9 +32,26 @@ from .constants import MAX_BATCH, MAX_WAIT_S
 from .dispatch import EmbedderLike, as_embedder
 from .protocol import Embedder
 
-Kind = Literal["document", "query"]
+Kind = Literal["document", "query", "document_tokens", "query_tokens"]
 
-_KINDS: tuple[Kind, ...] = ("document", "query")
+_KINDS: tuple[Kind, ...] = ("document", "query", "document_tokens", "query_tokens")
+
+#: What a token pass gives: the pooled vectors and each text's token vectors.
+TokenRows = tuple[NDArray[np.float32], list[NDArray[np.float32]]]
+#: The outcome of one wrapped call.
+Rows = Union[NDArray[np.float32], TokenRows]
+
+
+def _slice(rows: Rows, part: slice) -> Any:
+    """One caller's part of a wrapped call's outcome."""
+    if isinstance(rows, tuple):
+        pooled, tokens = rows
+        return pooled[part], tokens[part]
+    return rows[part]
+
+
+def _count(rows: Rows) -> int:
+    return len(rows[0]) if isinstance(rows, tuple) else len(rows)
 
 
 class _Batch:
@@ -39,7 +60,7 @@ class _Batch:
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.done = threading.Event()
-        self.rows: NDArray[np.float32] | None = None
+        self.rows: Rows | None = None
         self.error: BaseException | None = None
 
     def add(self, texts: list[str]) -> slice:
@@ -47,13 +68,14 @@ class _Batch:
         self.texts.extend(texts)
         return slice(start, len(self.texts))
 
-    def result(self, rows: slice) -> NDArray[np.float32]:
-        """The caller's rows, or the batch's exception raised."""
+    def result(self, rows: slice) -> Any:
+        """The caller's rows (and token vectors, for a token pass), or the batch's exception
+        raised."""
         self.done.wait()
         if self.error is not None:
             raise self.error
         assert self.rows is not None  # set together with ``done`` when there is no error
-        return self.rows[rows]
+        return _slice(self.rows, rows)
 
 
 class BatchingEmbedder(Embedder):
@@ -113,17 +135,34 @@ class BatchingEmbedder(Embedder):
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed texts to be stored, together with other threads' concurrent ``embed`` calls."""
-        return self._submit("document", check_texts(texts))
+        rows: NDArray[np.float32] = self._submit("document", check_texts(texts))
+        return rows
 
     def embed_query(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed search queries, together with other threads' concurrent ``embed_query`` calls."""
-        return self._submit("query", check_texts(texts))
+        rows: NDArray[np.float32] = self._submit("query", check_texts(texts))
+        return rows
 
-    def _call(self, kind: Kind, texts: list[str]) -> NDArray[np.float32]:
+    def embed_with_tokens(self, texts: Sequence[str], *, query: bool = False) -> TokenRows:
+        """The wrapped model's ``embed_with_tokens`` (pooled vectors and each text's token
+        vectors from one pass), together with other threads' concurrent token passes; the
+        wrapped embedder must give token vectors (see
+        :func:`hebbs.embedder.token_vectors.token_embedder`)."""
+        kind: Kind = "query_tokens" if query else "document_tokens"
+        found: TokenRows = self._submit(kind, check_texts(texts))
+        return found
+
+    def _call(self, kind: Kind, texts: list[str]) -> Rows:
         inner = self.inner
+        if kind in ("document_tokens", "query_tokens"):
+            from .onnx_embedder import OnnxEmbedder
+
+            if not isinstance(inner, OnnxEmbedder):
+                raise TypeError(f"{type(inner).__name__} gives no token vectors")
+            return inner.embed_with_tokens(texts, query=kind == "query_tokens")
         return inner.embed_query(texts) if kind == "query" else inner.embed(texts)
 
-    def _submit(self, kind: Kind, texts: list[str]) -> NDArray[np.float32]:
+    def _submit(self, kind: Kind, texts: list[str]) -> Any:
         if not texts or len(texts) >= self.max_batch:
             return self._call(kind, texts)
         with self._lock:
@@ -154,8 +193,8 @@ class BatchingEmbedder(Embedder):
                 self.batch_sizes[size] = self.batch_sizes.get(size, 0) + 1
             try:
                 rows = self._call(kind, batch.texts)
-                if len(rows) != size:
-                    raise ValueError(f"the embedder returned {len(rows)} rows for {size} texts")
+                if _count(rows) != size:
+                    raise ValueError(f"the embedder returned {_count(rows)} rows for {size} texts")
                 batch.rows = rows
             # Not swallowed: every caller of the batch, the leader included, raises it.
             except BaseException as error:

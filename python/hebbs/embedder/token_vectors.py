@@ -16,7 +16,8 @@ forward pass that gives a text's pooled vector and its token vectors together.
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,8 +25,16 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-    from .onnx_embedder import OnnxEmbedder
     from .protocol import Embedder
+
+
+class TokenEmbedder(Protocol):
+    """An embedder that gives each text's token vectors from its embedding pass."""
+
+    def embed_with_tokens(
+        self, texts: Sequence[str], *, query: bool = False
+    ) -> tuple[NDArray[np.float32], list[NDArray[np.float32]]]: ...
+
 
 #: Largest magnitude of an int8 code.
 INT8_LIMIT: Final = 127
@@ -76,13 +85,15 @@ def dequantize_int8(codes: NDArray[np.int8], scales: NDArray[np.float32]) -> NDA
     return decoded
 
 
-def token_embedder(embedder: Embedder) -> OnnxEmbedder | None:
-    """``embedder`` itself, or the model a batching wrapper holds, if it gives token vectors."""
+def token_embedder(embedder: Embedder) -> TokenEmbedder | None:
+    """``embedder`` if it gives token vectors: an :class:`OnnxEmbedder`, or a batching wrapper
+    of one (whose token passes are then batched across threads too)."""
     from .batching import BatchingEmbedder
     from .onnx_embedder import OnnxEmbedder
 
-    inner = embedder.inner if isinstance(embedder, BatchingEmbedder) else embedder
-    return inner if isinstance(inner, OnnxEmbedder) else None
+    if isinstance(embedder, BatchingEmbedder):
+        return embedder if isinstance(embedder.inner, OnnxEmbedder) else None
+    return embedder if isinstance(embedder, OnnxEmbedder) else None
 
 
 def _is_punctuation(piece: str) -> bool:
