@@ -3,6 +3,7 @@ to the native core, which stores, indexes and recalls them with the GIL released
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -953,17 +954,11 @@ def _failed_recall(
     )
 
 
-_POOL_LOCK = threading.Lock()
-_POOL: list[ThreadPoolExecutor] = []
-
-
+@functools.cache
 def _organization_pool() -> ThreadPoolExecutor:
-    """The threads that run organizations' recalls beside their members' (created on first
-    use; the engine releases the GIL, so they run in parallel)."""
-    with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(ORGANIZATION_THREADS, "hebbs-organization"))
-        return _POOL[0]
+    """The threads that run organizations' recalls beside their members' (made on first use;
+    the engine releases the GIL, so they run in parallel)."""
+    return ThreadPoolExecutor(ORGANIZATION_THREADS, "hebbs-organization")
 
 
 def _stored_fields(request: RememberRequest) -> dict[str, Any]:

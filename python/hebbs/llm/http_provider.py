@@ -19,6 +19,7 @@ import math
 import random
 import threading
 import time
+from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from typing import Any
 
@@ -65,8 +66,9 @@ def _count(value: object, field: str, minimum: int) -> int:
     return value
 
 
-class HttpProvider:
-    """The base of :class:`~hebbs.llm.OpenAIProvider` and :class:`~hebbs.llm.AnthropicProvider`."""
+class HttpProvider(ABC):
+    """The base of :class:`~hebbs.llm.OpenAIProvider` and :class:`~hebbs.llm.AnthropicProvider`:
+    each says how its API's request body, answer and headers look."""
 
     name = "http"
     path = ""
@@ -165,14 +167,17 @@ class HttpProvider:
                 provider=self.name,
             ) from None
 
+    @abstractmethod
     def request_body(self, system: str, messages: Messages) -> dict[str, Any]:
-        raise NotImplementedError
+        """The JSON body that asks the API for ``messages`` under ``system``."""
 
+    @abstractmethod
     def answer_text(self, body: Any) -> str:
-        raise NotImplementedError
+        """The answer's text in the API's response ``body``."""
 
+    @abstractmethod
     def headers(self) -> dict[str, str]:
-        raise NotImplementedError
+        """The API's request headers (its key among them)."""
 
     def _post(self, path: str, payload: dict[str, Any]) -> Any:
         url = f"{self.base_url}{path}"
