@@ -86,7 +86,9 @@ has_command node || need_apt+=(nodejs)
 has_command npm || need_apt+=(npm)
 # The memory explorer's tests drive Debian's headless chromium with Playwright (never a browser
 # Playwright would download).
-has_command chromium || need_apt+=(chromium)
+# The tests launch exactly /usr/bin/chromium, so that file is what is checked (a chromium
+# elsewhere on PATH, a snap's say, would pass a PATH lookup and still fail the tests).
+[ -x "$root/usr/bin/chromium" ] || need_apt+=(chromium)
 
 if [ "${1:-}" = "--check" ]; then
   for pkg in ${need_apt[@]+"${need_apt[@]}"}; do echo "$pkg"; done

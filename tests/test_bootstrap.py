@@ -133,3 +133,11 @@ def test_a_bare_machine_asks_for_everything(tmp_path: Path) -> None:
 def test_this_machine_has_what_the_build_needs() -> None:
     done = subprocess.run([str(SCRIPT), "--check"], capture_output=True, text=True, check=True)
     assert done.stdout.split() == []
+
+
+def test_a_chromium_outside_usr_bin_asks_for_debians(root: Path) -> None:
+    # The explorer's tests launch /usr/bin/chromium itself; one in /usr/local/bin does not do.
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/chromium").unlink()
+    touch(root, "usr/local/bin/chromium", executable=True)
+    assert missing(root) == ["chromium"]
