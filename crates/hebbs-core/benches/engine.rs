@@ -1,7 +1,6 @@
-//! Criterion benchmarks of the engine's hot paths at 384 dimensions: the index search (its flat
-//! copy of the graph), the same search on a bare `hnsw_rs` graph of the same vectors (the
-//! baseline the copy is measured against), a full similarity recall (search + record reads +
-//! scoring + access bump), a temporal recall, and a single remember. The gap between
+//! Criterion benchmarks of the engine's hot paths at 384 dimensions: the index search, a full
+//! similarity recall (search + record reads + scoring + access bump), a temporal recall, and a
+//! single remember. The gap between
 //! `hnsw_search` and `recall_similarity` is the engine's overhead around the index. Run with
 //! `cargo bench -p hebbs-core`.
 
@@ -16,7 +15,7 @@ mod common;
 
 fn bench(c: &mut Criterion) {
     let loaded = common::load();
-    let (index, engine, bare) = (&loaded.index, &loaded.engine, &loaded.bare);
+    let (index, engine) = (&loaded.index, &loaded.engine);
     let queries = &loaded.queries;
     let mut group = c.benchmark_group("engine_10k_384d");
     group
@@ -25,9 +24,6 @@ fn bench(c: &mut Criterion) {
     let mut q = queries.iter().cycle();
     group.bench_function("hnsw_search_ef50", |b| {
         b.iter(|| black_box(index.search(q.next().expect("cycle"), 10, None, None)))
-    });
-    group.bench_function("bare_hnsw_rs_search_ef50", |b| {
-        b.iter(|| black_box(bare.search(q.next().expect("cycle"), 10, 50)))
     });
     group.bench_function("recall_similarity_ef50", |b| {
         b.iter(|| {

@@ -1,6 +1,5 @@
-//! The engine's own work around the HNSW search, measured query by query: each round runs a bare
-//! `hnsw_rs` search, the index search (its flat copy of the same graph shape) and then the full
-//! similarity recall of the same query, back to back, so all see the same machine load (the
+//! The engine's own work around the HNSW search, measured query by query: each round runs the
+//! index search and then the full similarity recall of the same query, back to back, so all see the same machine load (the
 //! development machine is shared), and prints the p50 of each and of the recall's difference
 //! from the index search, at ef 50 and ef 10. Same data as the `engine` bench.
 //! Run with `cargo bench -p hebbs-core --bench recall_overhead`.
@@ -29,21 +28,17 @@ fn main() {
         ..RecallRequest::similarity(query.clone())
     };
     println!(
-        "| ef | bare hnsw_rs p50 us | search p50 us | recall p50 us | recall - search p50 / p99 us | recall / search |"
+        "| ef | search p50 us | recall p50 us | recall - search p50 / p99 us | recall / search |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|");
     for ef in [50, 10] {
         for query in loaded.queries.iter().cycle().take(WARM_UP) {
             black_box(loaded.engine.recall(&request(query, ef)).expect("recall"));
         }
-        let (mut bare, mut search, mut recall, mut gap) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut search, mut recall, mut gap) = (Vec::new(), Vec::new(), Vec::new());
         for query in loaded.queries.iter().cycle().take(PAIRS) {
             let request = request(query, ef);
-            let bare_start = Instant::now();
-            black_box(loaded.bare.search(query, request.top_k, ef));
             let start = Instant::now();
-            bare.push((start - bare_start).as_secs_f64() * 1e6);
             black_box(loaded.index.search(query, request.top_k, Some(ef), None));
             let searched = Instant::now();
             black_box(loaded.engine.recall(&request).expect("recall"));
@@ -56,8 +51,7 @@ fn main() {
         }
         let (s, r) = (percentile(&mut search, 0.5), percentile(&mut recall, 0.5));
         println!(
-            "| {ef} | {:.1} | {s:.1} | {r:.1} | {:.1} / {:.1} | {:.2} |",
-            percentile(&mut bare, 0.5),
+            "| {ef} | {s:.1} | {r:.1} | {:.1} / {:.1} | {:.2} |",
             percentile(&mut gap, 0.5),
             percentile(&mut gap, 0.99),
             r / s

@@ -1,12 +1,10 @@
 //! The data set of the engine benches: `COUNT` clustered 384-d unit vectors (plus queries from
-//! the same clusters) loaded into a vector index, into an engine (so the gap between the two is
-//! the engine's own work around the search), and into a bare `hnsw_rs` graph (the baseline of
-//! the index's flat search copy). Index and engine have their search copy taken before timing.
+//! the same clusters) loaded into a vector index and into an engine, so the gap between the two
+//! is the engine's own work around the search. Both have every node linked before timing.
+//! (The index against hnswlib is `benches/engine_bench.py`.)
 
-use anndists::dist::DistDot;
-use hebbs_core::index::vector::{HnswParams, VectorIndex, DEFAULT_EF_CONSTRUCTION, DEFAULT_M};
+use hebbs_core::index::vector::{HnswParams, VectorIndex};
 use hebbs_core::{Engine, EngineConfig, MemoryId, RememberInput};
-use hnsw_rs::hnsw::Hnsw;
 
 const COUNT: usize = 10_000;
 const DIM: usize = 384;
@@ -42,20 +40,18 @@ fn vectors(count: usize) -> Vec<Vec<f32>> {
 pub struct Loaded {
     pub index: VectorIndex,
     pub engine: Engine,
-    /// The same vectors in an `hnsw_rs` graph searched directly.
-    pub bare: Hnsw<'static, f32, DistDot>,
     pub queries: Vec<Vec<f32>>,
     /// The engine's directory, removed when dropped (after the engine, the field before it).
     pub _dir: tempfile::TempDir,
 }
 
-/// Loads 10k vectors into an index, an engine and a bare graph; 100 more are the queries.
+/// Loads 10k vectors into an index and an engine; 100 more are the queries.
 pub fn load() -> Loaded {
     let data = vectors(COUNT + 100);
     let (data, queries) = data.split_at(COUNT);
     let queries = queries.to_vec();
 
-    let index = VectorIndex::new(HnswParams::default(), DIM, COUNT);
+    let index = VectorIndex::new(HnswParams::default(), DIM);
     let ids: Vec<MemoryId> = (0..COUNT).map(|_| MemoryId::new()).collect();
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()
@@ -63,10 +59,7 @@ pub fn load() -> Loaded {
         .map(|(id, v)| (*id, None, v.as_slice()))
         .collect();
     index.insert_many(&items);
-    index.refresh_search_copy();
-    let bare = Hnsw::new(DEFAULT_M, COUNT, 16, DEFAULT_EF_CONSTRUCTION, DistDot);
-    let slots: Vec<(&[f32], usize)> = data.iter().map(Vec::as_slice).zip(0..).collect();
-    bare.parallel_insert_slice(&slots);
+    index.drain();
 
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = Engine::open(dir.path(), EngineConfig::default()).expect("open");
@@ -84,7 +77,6 @@ pub fn load() -> Loaded {
     Loaded {
         index,
         engine,
-        bare,
         queries,
         _dir: dir,
     }

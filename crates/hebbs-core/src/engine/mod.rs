@@ -141,7 +141,7 @@ impl Engine {
                 recovery = done;
                 Some(Arc::new(index))
             }
-            None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d, 0))),
+            None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d))),
         };
         let (text, text_replayed) = recovery::open_text_index(&store, &dir.join(TEXT_DIR))?;
         recovery.text_replayed = text_replayed;
@@ -380,7 +380,7 @@ impl Engine {
         if let Some(index) = self.current_index() {
             return Ok(index);
         }
-        let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension, 0));
+        let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension));
         *self.index.write() = Some(Arc::clone(&index));
         Ok(index)
     }
@@ -576,7 +576,7 @@ impl Engine {
     pub fn optimize(&self) -> Result<()> {
         self.check_open()?;
         if let Some(index) = self.current_index() {
-            index.refresh_search_copy();
+            index.drain();
         }
         Ok(())
     }

@@ -111,8 +111,7 @@ impl Shared {
         dimension: usize,
         from: u64,
     ) -> Result<bool> {
-        let live = self.store.memory_count()? as usize;
-        let index = VectorIndex::new(params, dimension, live);
+        let index = VectorIndex::new(params, dimension);
         rebuild(&self.store, &index, &self.rebuild.cancelled)?;
         if self.rebuild.cancelled.load(Ordering::Acquire) {
             return Ok(false);

@@ -48,8 +48,7 @@ pub fn open_index(
             (index, covered)
         }
         None => {
-            let count = store.memory_count()? as usize;
-            let index = VectorIndex::new(params, dimension, count);
+            let index = VectorIndex::new(params, dimension);
             recovery.inserted += rebuild(store, &index, &AtomicBool::new(false))?;
             (index, 0)
         }

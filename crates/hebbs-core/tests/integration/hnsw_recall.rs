@@ -1,7 +1,7 @@
 //! The HNSW fast path checked against brute force: recall@10 on 20k clustered vectors, with and
-//! without an entity filter and with tombstoned deletes, on the flat search copy of the graph;
-//! and exact findability whatever state the copy is in (current, with a tail of newer vectors,
-//! or overflowed so that searches go to `hnsw_rs`).
+//! without an entity filter and with tombstoned deletes; and exact findability of every vector
+//! as batches of every size arrive (single nodes, pending ones, and batches that cross the
+//! vector store's sealed chunks).
 
 use std::collections::HashSet;
 
@@ -55,7 +55,7 @@ fn hnsw_matches_brute_force_on_clustered_vectors() {
             "rest"
         }
     };
-    let index = VectorIndex::new(HnswParams::default(), DIM, COUNT);
+    let index = VectorIndex::new(HnswParams::default(), DIM);
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()
         .zip(&vectors)
@@ -64,8 +64,8 @@ fn hnsw_matches_brute_force_on_clustered_vectors() {
         .collect();
     index.insert_many(&items);
     assert_eq!(index.len(), COUNT);
-    index.refresh_search_copy();
-    assert!(index.search_copy_is_current());
+    index.drain();
+    assert_eq!(index.pending_len(), 0);
 
     let expected: Vec<Vec<MemoryId>> = queries
         .iter()
@@ -135,7 +135,7 @@ fn deferred_inserts_are_searchable_before_and_after_the_drain() {
     let mut rng = Rng(7);
     let vectors = clustered(&mut rng, 2000, 20, DIM, 1.0);
     let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
-    let index = std::sync::Arc::new(VectorIndex::new(HnswParams::default(), DIM, 0));
+    let index = std::sync::Arc::new(VectorIndex::new(HnswParams::default(), DIM));
     let (bulk, deferred) = vectors.split_at(1500);
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()
@@ -177,16 +177,15 @@ fn deferred_inserts_are_searchable_before_and_after_the_drain() {
 }
 
 #[test]
-fn every_vector_is_found_whatever_state_the_search_copy_is_in() {
+fn every_vector_is_found_as_batches_of_every_size_arrive() {
     let mut rng = Rng(11);
-    let vectors = clustered(&mut rng, 3000, 30, DIM, 1.0);
+    let vectors = clustered(&mut rng, 6000, 30, DIM, 1.0);
     let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
-    let index = VectorIndex::new(HnswParams::default(), DIM, 0);
+    let index = VectorIndex::new(HnswParams::default(), DIM);
     let top1 = |i: usize| index.search(&vectors[i], 1, None, None)[0].id;
     let mut inserted = 0;
-    // Chunks of 1, a few, and more than the tail holds: the copy is current, has a tail of newer
-    // vectors, or has overflowed, depending on when the background worker last retook it.
-    for (round, size) in [1, 7, 40, 900, 3, 1200, 849].into_iter().enumerate() {
+    // Batches of 1, a few and many; the 3200 crosses the first sealed chunk of 4096 vectors.
+    for (round, size) in [1, 7, 40, 900, 3, 3200, 1849].into_iter().enumerate() {
         let chunk: Vec<(MemoryId, Option<&str>, &[f32])> = (inserted..inserted + size)
             .map(|i| (ids[i], None, vectors[i].as_slice()))
             .collect();
@@ -195,14 +194,10 @@ fn every_vector_is_found_whatever_state_the_search_copy_is_in() {
         for i in (0..inserted).step_by(13).chain(inserted - size..inserted) {
             assert_eq!(top1(i), ids[i], "vector {i} after round {round}");
         }
-        if round == 3 {
-            index.refresh_search_copy();
-            assert!(index.search_copy_is_current());
-        }
     }
     assert_eq!(inserted, vectors.len());
-    index.refresh_search_copy();
+    index.drain();
     for i in (0..inserted).step_by(11) {
-        assert_eq!(top1(i), ids[i], "vector {i} on the current copy");
+        assert_eq!(top1(i), ids[i], "vector {i} at the end");
     }
 }

@@ -1,29 +1,41 @@
-//! The on-disk checkpoint of the vector index: the `hnsw_rs` dump (graph + data files) and the
-//! slot map, in one directory that is replaced atomically (write `<dir>.tmp`, fsync, rename).
+//! The on-disk checkpoint of the vector index: the graph's lists (`graph.bin`), its vectors
+//! (`vectors.bin`, in slot order) and the slot map, in one directory that is replaced
+//! atomically (write `<dir>.tmp`, fsync, rename).
 //! A crash between the two renames leaves `<dir>.old`, which [`load`] falls back to.
 //!
 //! A manifest, written last, holds each file's length and CRC-32 and a CRC-32 of itself; its
-//! presence marks a complete checkpoint. [`load`] checks every file against it before
-//! `hnsw_rs` reads a byte, so a truncated or bit-flipped checkpoint is never trusted: it is a
+//! presence marks a complete checkpoint. [`load`] checks every file against it before it
+//! parses a byte, so a truncated or bit-flipped checkpoint is never trusted: it is a
 //! [`HebbsError::Corruption`], and the index is rebuilt from the store.
+//!
+//! Numbers are stored little-endian; vectors as raw `f32` (the index refuses to build on a
+//! big-endian target rather than read them wrong).
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Read;
+use std::io::{BufWriter, Read, Write as _};
 use std::path::{Path, PathBuf};
 
-use anndists::dist::DistDot;
-use hnsw_rs::api::AnnT;
-use hnsw_rs::hnsw::Hnsw;
-use hnsw_rs::hnswio::HnswIo;
-
-use super::hnsw_index::{empty_hnsw, VectorIndex};
+use super::graph::HnswGraph;
+use super::hnsw_index::VectorIndex;
+use super::links::{Links, RawLinks};
 use super::params::HnswParams;
 use super::slots::SlotMap;
+use super::vectors::VectorStore;
+use crate::codec::Reader;
 use crate::error::{HebbsError, Result};
 
-/// Base name of the `hnsw_rs` dump files inside the checkpoint directory.
-const DUMP_BASENAME: &str = "index";
+#[cfg(target_endian = "big")]
+compile_error!("the vector checkpoint stores raw little-endian f32 vectors");
+
+/// The graph's lists.
+const GRAPH_FILE: &str = "graph.bin";
+const GRAPH_MAGIC: &[u8; 8] = b"HEBBSHNW";
+const GRAPH_VERSION: u32 = 1;
+/// Entry slot written when the graph has no entry (it is empty).
+const NO_ENTRY: u32 = u32::MAX;
+/// The vectors, raw `f32` in slot order.
+const VECTORS_FILE: &str = "vectors.bin";
 /// The slot map file.
 const SLOTS_FILE: &str = "slots.bin";
 /// The manifest file; written last, so its presence marks a complete checkpoint.
@@ -43,25 +55,54 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> HebbsError + '_ {
     move |source| HebbsError::io(path, source)
 }
 
+/// Writes the graph's lists to `path`.
+fn write_graph(path: &Path, graph: &HnswGraph, slots: usize) -> Result<()> {
+    let raw = graph.links().to_raw(slots);
+    let (entry, top) = graph.entry().unwrap_or((NO_ENTRY, 0));
+    let file = fs::File::create(path).map_err(io_err(path))?;
+    let mut out = BufWriter::new(file);
+    let mut header = Vec::with_capacity(48);
+    header.extend_from_slice(GRAPH_MAGIC);
+    header.extend_from_slice(&GRAPH_VERSION.to_le_bytes());
+    header.extend_from_slice(&(graph.vectors().dimension() as u64).to_le_bytes());
+    header.extend_from_slice(&(graph.m() as u64).to_le_bytes());
+    header.extend_from_slice(&(slots as u64).to_le_bytes());
+    header.extend_from_slice(&entry.to_le_bytes());
+    header.push(top);
+    out.write_all(&header)
+        .and_then(|()| out.write_all(&raw.levels))
+        .and_then(|()| out.write_all(bytemuck::cast_slice(&raw.layer0)))
+        .and_then(|()| out.write_all(bytemuck::cast_slice(&raw.upper)))
+        .and_then(|()| out.flush())
+        .map_err(io_err(path))
+}
+
+/// Writes the vectors of slots `0..slots` to `path`, chunk by chunk.
+fn write_vectors(path: &Path, graph: &HnswGraph) -> Result<()> {
+    let file = fs::File::create(path).map_err(io_err(path))?;
+    let mut out = BufWriter::new(file);
+    graph
+        .vectors()
+        .for_each_chunk(|values| out.write_all(bytemuck::cast_slice(values)))
+        .and_then(|()| out.flush())
+        .map_err(io_err(path))
+}
+
 pub(super) fn write(
     dir: &Path,
-    hnsw: &Hnsw<'static, f32, DistDot>,
+    graph: &HnswGraph,
     slots: &SlotMap,
     covered_seq: u64,
-    dimension: usize,
 ) -> Result<()> {
+    let dimension = graph.vectors().dimension();
     let tmp = sibling(dir, ".tmp");
     let old = sibling(dir, ".old");
     if tmp.exists() {
         fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
     }
     fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
-    if hnsw.get_nb_point() > 0 {
-        hnsw.file_dump(&tmp, DUMP_BASENAME)
-            .map_err(|e| HebbsError::Index {
-                reason: format!("dump failed: {e}"),
-            })?;
-    }
+    write_graph(&tmp.join(GRAPH_FILE), graph, slots.len())?;
+    write_vectors(&tmp.join(VECTORS_FILE), graph)?;
     let slots_path = tmp.join(SLOTS_FILE);
     fs::write(&slots_path, slots.encode(covered_seq, dimension)).map_err(io_err(&slots_path))?;
     let manifest_path = tmp.join(MANIFEST_FILE);
@@ -162,6 +203,57 @@ fn verify(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What `graph.bin` holds: the lists, the entry node and its level, and `M`.
+struct StoredGraph {
+    links: Links,
+    entry: Option<(u32, u8)>,
+    m: usize,
+}
+
+/// Parses `graph.bin`, for `dimension`-d vectors of `slots` slots.
+fn read_graph(path: &Path, dimension: usize, slots: usize) -> Result<StoredGraph> {
+    let bytes = fs::read(path).map_err(io_err(path))?;
+    let bad = |reason: &str| HebbsError::corrupt("vector index checkpoint", reason);
+    let mut reader = Reader::new(&bytes, "vector index checkpoint");
+    if reader.take(8)? != GRAPH_MAGIC || reader.u32()? != GRAPH_VERSION {
+        return Err(bad("bad magic or version in graph.bin"));
+    }
+    let stored_dimension = reader.u64()? as usize;
+    let m = reader.u64()? as usize;
+    let stored_slots = reader.u64()? as usize;
+    if stored_dimension != dimension || stored_slots != slots || !(2..=255).contains(&m) {
+        return Err(bad("graph.bin does not match the slot map"));
+    }
+    let entry = reader.u32()?;
+    let top = reader.u8()?;
+    let levels = reader.take(slots)?.to_vec();
+    let upper_rows: usize = levels.iter().map(|&level| usize::from(level)).sum();
+    let numbers = |count: usize, reader: &mut Reader<'_>| -> Result<Vec<u32>> {
+        let raw = reader.take(count.checked_mul(4).ok_or_else(|| bad("too many lists"))?)?;
+        Ok(raw
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect())
+    };
+    let layer0 = numbers(slots * (1 + 2 * m), &mut reader)?;
+    let upper = numbers(upper_rows * (1 + m), &mut reader)?;
+    if !reader.is_done() {
+        return Err(bad("trailing bytes in graph.bin"));
+    }
+    let raw = RawLinks {
+        levels,
+        layer0,
+        upper,
+    };
+    let links = Links::from_raw(m, &raw).ok_or_else(|| bad("inconsistent lists in graph.bin"))?;
+    let entry = match entry {
+        NO_ENTRY if slots == 0 => None,
+        slot if (slot as usize) < slots && raw.levels[slot as usize] == top => Some((slot, top)),
+        _ => return Err(bad("bad entry point in graph.bin")),
+    };
+    Ok(StoredGraph { links, entry, m })
+}
+
 pub(super) fn load(dir: &Path, params: HnswParams) -> Result<Option<(VectorIndex, u64)>> {
     let chosen = [dir.to_path_buf(), sibling(dir, ".old")]
         .into_iter()
@@ -173,27 +265,20 @@ pub(super) fn load(dir: &Path, params: HnswParams) -> Result<Option<(VectorIndex
     let slots_path = chosen.join(SLOTS_FILE);
     let bytes = fs::read(&slots_path).map_err(io_err(&slots_path))?;
     let (slots, covered_seq, dimension) = SlotMap::decode(&bytes)?;
-    let hnsw = if slots.len() == 0 {
-        empty_hnsw(params, 0)
-    } else {
-        // `load_hnsw` ties the graph's lifetime to the loader. With the default (non-mmap)
-        // options the loader only holds file names and the graph owns its data, so the loader is
-        // leaked to give the graph a 'static lifetime; it is a few hundred bytes per open.
-        let loader: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(&chosen, DUMP_BASENAME)));
-        loader
-            .load_hnsw::<f32, DistDot>()
-            .map_err(|e| HebbsError::Index {
-                reason: format!("load failed: {e}"),
-            })?
-    };
-    if hnsw.get_nb_point() != slots.len() {
-        return Err(HebbsError::corrupt(
-            "index checkpoint",
-            format!("{} points but {} slots", hnsw.get_nb_point(), slots.len()),
-        ));
+    let StoredGraph { links, entry, m } =
+        read_graph(&chosen.join(GRAPH_FILE), dimension, slots.len())?;
+    if m != params.m {
+        // Built with another M: rebuilding with the configured one is the caller's choice.
+        return Ok(None);
     }
+    let vectors_path = chosen.join(VECTORS_FILE);
+    let file = fs::File::open(&vectors_path).map_err(io_err(&vectors_path))?;
+    let vectors = VectorStore::read_from(dimension, slots.len(), file).map_err(|error| {
+        HebbsError::corrupt("vector index checkpoint", format!("vectors.bin: {error}"))
+    })?;
+    let graph = HnswGraph::from_parts(vectors, links, entry, m, params.ef_construction);
     Ok(Some((
-        VectorIndex::from_parts(hnsw, slots, params, dimension),
+        VectorIndex::from_parts(graph, slots, params, dimension),
         covered_seq,
     )))
 }

@@ -1,42 +1,29 @@
-//! [`VectorIndex`]: the `hnsw_rs` graph (searched through its flat copy, see `snapshot.rs`) plus
-//! its [`SlotMap`] and the [`PendingQueue`] of vectors not yet in the graph. Inserts and searches
-//! take `&self` and may run concurrently; the slot map sits behind a read-write lock.
+//! [`VectorIndex`]: the [`HnswGraph`] plus its [`SlotMap`] and the [`PendingQueue`] of nodes
+//! not linked into the graph yet. Inserts and searches take `&self` and may run concurrently;
+//! the slot map sits behind a read-write lock, and a slot is assigned and its vector appended
+//! under it, so slots and vectors stay in the same order.
 
 use std::path::Path;
 use std::sync::{Arc, Once};
 
-use anndists::dist::DistDot;
-use hnsw_rs::hnsw::Hnsw;
 use parking_lot::{Mutex, RwLock};
+use rayon::prelude::*;
 
 use super::checkpoint;
 use super::drain_worker;
-use super::params::{HnswParams, MAX_LAYERS};
+use super::graph::HnswGraph;
+use super::params::HnswParams;
 use super::pending::PendingQueue;
 use super::slots::SlotMap;
-use super::snapshot::{sort_dedup_truncate, Graph};
 use super::wake::WakeSignal;
 use crate::error::Result;
 use crate::memory::MemoryId;
 
-/// Allocation hint for a new graph (it grows past it).
-const INITIAL_CAPACITY: usize = 10_000;
-/// Most pending vectors one drain step moves into the graph.
+/// Most pending nodes one drain step links into the graph.
 const DRAIN_BATCH: usize = 1024;
-/// Most vectors the pending buffer holds. Past it, writers insert into the graph themselves, so
+/// Most nodes the pending buffer holds. Past it, writers link into the graph themselves, so
 /// a sustained write load is paced by the graph and the exact scan stays cheap.
 pub const MAX_PENDING: usize = 256;
-
-/// An empty `hnsw_rs` graph for `params`, sized for about `capacity_hint` vectors.
-pub(super) fn empty_hnsw(params: HnswParams, capacity_hint: usize) -> Hnsw<'static, f32, DistDot> {
-    Hnsw::new(
-        params.m,
-        capacity_hint.max(INITIAL_CAPACITY),
-        MAX_LAYERS,
-        params.ef_construction,
-        DistDot,
-    )
-}
 
 /// One search hit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,7 +36,7 @@ pub struct Neighbor {
 
 /// The HNSW index over memory vectors.
 pub struct VectorIndex {
-    graph: Arc<Graph>,
+    graph: HnswGraph,
     slots: RwLock<SlotMap>,
     pending: PendingQueue,
     /// Held while moving pending vectors into the graph: one drain at a time.
@@ -64,9 +51,9 @@ pub struct VectorIndex {
 
 impl VectorIndex {
     /// An empty index for vectors of `dimension`.
-    pub fn new(params: HnswParams, dimension: usize, capacity_hint: usize) -> Self {
+    pub fn new(params: HnswParams, dimension: usize) -> Self {
         Self::from_parts(
-            empty_hnsw(params, capacity_hint),
+            HnswGraph::new(dimension, params.m, params.ef_construction),
             SlotMap::default(),
             params,
             dimension,
@@ -74,13 +61,13 @@ impl VectorIndex {
     }
 
     pub(super) fn from_parts(
-        hnsw: Hnsw<'static, f32, DistDot>,
+        graph: HnswGraph,
         slots: SlotMap,
         params: HnswParams,
         dimension: usize,
     ) -> Self {
         Self {
-            graph: Graph::new(hnsw, dimension),
+            graph,
             slots: RwLock::new(slots),
             pending: PendingQueue::default(),
             drain_lock: Mutex::new(()),
@@ -102,8 +89,9 @@ impl VectorIndex {
     /// map agree.
     pub fn checkpoint(&self, dir: &Path, covered_seq: u64) -> Result<()> {
         self.drain();
+        let _one_drain = self.drain_lock.lock();
         let slots = self.slots.write();
-        checkpoint::write(dir, self.graph.hnsw(), &slots, covered_seq, self.dimension)
+        checkpoint::write(dir, &self.graph, &slots, covered_seq)
     }
 
     /// The `ef_search` used when a call does not give one.
@@ -116,29 +104,45 @@ impl VectorIndex {
         self.dimension
     }
 
+    /// Assigns `id` its slot and appends its vector; `None` if `id` is indexed already.
+    fn add(
+        &self,
+        slots: &mut SlotMap,
+        id: MemoryId,
+        entity: Option<&str>,
+        vector: &[f32],
+    ) -> Option<usize> {
+        let slot = slots.assign(id, entity)?;
+        let stored = self.graph.push(vector);
+        debug_assert_eq!(
+            slot, stored,
+            "slots and vectors are appended in the same order"
+        );
+        Some(slot)
+    }
+
     /// Inserts normalised `vector` for `id` into the graph now; a no-op if `id` is indexed.
     ///
-    /// The slot is assigned under the lock, the graph insert runs after it is released so
-    /// searches proceed meanwhile. Callers serialise inserts with checkpoints (the engine's
-    /// writer lock), so a checkpoint never sees a slot whose graph insert is in flight.
+    /// The slot is assigned and the vector appended under the slot lock; the graph links the
+    /// node after it is released, so searches and other inserts proceed meanwhile.
     pub fn insert(&self, id: MemoryId, entity: Option<&str>, vector: &[f32]) {
-        let slot = self.slots.write().assign(id, entity);
+        let slot = self.add(&mut self.slots.write(), id, entity, vector);
         if let Some(slot) = slot {
-            self.graph.insert(&[(vector, slot)]);
+            self.graph.link(slot);
         }
     }
 
-    /// Makes `vector` searchable at once (exact scan of the pending buffer) and moves it into the
-    /// graph in the background, so the caller does not wait for the graph insert. When
-    /// [`MAX_PENDING`] vectors are already waiting it inserts into the graph directly.
+    /// Makes `vector` searchable at once (exact scan of the pending buffer) and links it into
+    /// the graph in the background, so the caller does not wait for the graph insert. When
+    /// [`MAX_PENDING`] nodes are already waiting it links into the graph directly.
     pub fn insert_deferred(self: &Arc<Self>, id: MemoryId, entity: Option<&str>, vector: Vec<f32>) {
         if self.pending.len() >= MAX_PENDING {
             self.insert(id, entity, &vector);
             return;
         }
-        let slot = self.slots.write().assign(id, entity);
+        let slot = self.add(&mut self.slots.write(), id, entity, &vector);
         if let Some(slot) = slot {
-            self.pending.push(slot, vector);
+            self.pending.push(slot);
             self.drain_worker.call_once(|| {
                 drain_worker::spawn(Arc::downgrade(self), Arc::clone(&self.drain_signal));
             });
@@ -146,7 +150,7 @@ impl VectorIndex {
         }
     }
 
-    /// Moves every pending vector into the graph; returns when the buffer is empty.
+    /// Links every pending node into the graph; returns when the buffer is empty.
     pub fn drain(&self) {
         let _one_drain = self.drain_lock.lock();
         loop {
@@ -154,46 +158,27 @@ impl VectorIndex {
             if batch.is_empty() {
                 return;
             }
-            let items: Vec<(&[f32], usize)> = batch
-                .iter()
-                .map(|item| (item.vector.as_slice(), item.slot))
-                .collect();
-            self.graph.insert(&items);
+            batch.par_iter().for_each(|&slot| self.graph.link(slot));
             self.pending.remove_front(batch.len());
         }
     }
 
-    /// Retakes the flat search copy of the graph now, after moving pending vectors into the
-    /// graph. The background worker does this once inserts pause; calling it after a bulk load
-    /// makes the next searches fast at once. Inserts wait while it runs.
-    pub fn refresh_search_copy(&self) {
-        self.drain();
-        self.graph.refresh();
-    }
-
-    /// Whether the flat search copy holds every vector in the graph (no insert since it was
-    /// taken).
-    pub fn search_copy_is_current(&self) -> bool {
-        !self.graph.is_stale()
-    }
-
-    /// Vectors waiting for their graph insert.
+    /// Nodes waiting for their graph insert.
     pub fn pending_len(&self) -> usize {
         self.pending.len()
     }
 
-    /// Inserts many vectors in parallel (ids already indexed are skipped); see [`Self::insert`].
+    /// Inserts many vectors, linking them in parallel (ids already indexed are skipped); see
+    /// [`Self::insert`].
     pub fn insert_many(&self, items: &[(MemoryId, Option<&str>, &[f32])]) {
-        let batch: Vec<(&[f32], usize)> = {
+        let added: Vec<usize> = {
             let mut slots = self.slots.write();
             items
                 .iter()
-                .filter_map(|(id, entity, vector)| {
-                    slots.assign(*id, *entity).map(|slot| (*vector, slot))
-                })
+                .filter_map(|(id, entity, vector)| self.add(&mut slots, *id, *entity, vector))
                 .collect()
         };
-        self.graph.insert(&batch);
+        added.par_iter().for_each(|&slot| self.graph.link(slot));
     }
 
     /// Tombstones `id`: it no longer appears in results.
@@ -237,9 +222,14 @@ impl VectorIndex {
         };
         let filtered = entity_index.is_some() || slots.deleted_len() > 0;
         let accept = |slot: usize| slots.accepts(slot, entity_index);
-        let mut hits = self.graph.search(query, k, ef, filtered, accept);
+        let mut hits = if filtered {
+            self.graph.search(query, k, ef, accept)
+        } else {
+            self.graph.search(query, k, ef, |_| true)
+        };
         if !self.pending.is_empty() {
-            hits.extend(self.pending.scan(query, accept));
+            let vectors = self.graph.vectors().view();
+            hits.extend(self.pending.scan(&vectors, query, accept));
             sort_dedup_truncate(&mut hits, k);
         }
         hits.into_iter()
@@ -256,4 +246,12 @@ impl VectorIndex {
     pub fn deleted_count(&self) -> usize {
         self.slots.read().deleted_len()
     }
+}
+
+/// Sorts hits by distance, keeps the first of each slot and the `k` nearest.
+fn sort_dedup_truncate(hits: &mut Vec<(usize, f32)>, k: usize) {
+    hits.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut seen = std::collections::HashSet::with_capacity(hits.len());
+    hits.retain(|hit| seen.insert(hit.0));
+    hits.truncate(k);
 }

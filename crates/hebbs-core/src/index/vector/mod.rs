@@ -1,16 +1,17 @@
-//! The HNSW vector index (`hnsw_rs`, dot product on L2-normalised vectors = cosine), with
-//! tombstones for deletes, an on-disk checkpoint and changelog replay.
+//! The HNSW vector index (our own graph on hnswlib's layout, dot product on L2-normalised
+//! vectors = cosine), with tombstones for deletes, an on-disk checkpoint and changelog replay.
 
 mod checkpoint;
 mod dot;
 mod drain_worker;
-mod flat_graph;
+mod graph;
 mod hnsw_index;
+mod links;
 mod page_buffer;
 mod params;
 mod pending;
 mod slots;
-mod snapshot;
+mod vectors;
 mod wake;
 
 pub use dot::{dot, dot_in};

@@ -30,13 +30,6 @@ impl<T: Pod> PageBuffer<T> {
         }
     }
 
-    /// A copy of `values`.
-    pub fn from_slice(values: &[T]) -> Self {
-        let mut buffer = Self::zeroed(values.len());
-        buffer.as_mut_slice().copy_from_slice(values);
-        buffer
-    }
-
     /// The values.
     pub fn as_slice(&self) -> &[T] {
         self.map
@@ -79,15 +72,6 @@ mod tests {
         buffer.as_mut_slice()[12_345] = 1.5;
         assert_eq!(buffer.as_slice()[12_345], 1.5);
         assert_eq!(buffer.as_slice().len(), 1 << 20);
-    }
-
-    #[test]
-    fn copies_a_slice() {
-        let values: Vec<u32> = (0..5000).collect();
-        assert_eq!(
-            PageBuffer::from_slice(&values).as_slice(),
-            values.as_slice()
-        );
     }
 
     #[test]

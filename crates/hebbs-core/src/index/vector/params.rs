@@ -10,7 +10,7 @@ pub const DEFAULT_EF_CONSTRUCTION: usize = 200;
 pub const DEFAULT_EF_SEARCH: usize = 50;
 /// Largest `ef_search` a call may ask for.
 pub const MAX_EF_SEARCH: usize = 500;
-/// Layers of the graph (the `hnsw_rs` maximum).
+/// Most layers of the graph.
 pub const MAX_LAYERS: usize = 16;
 
 /// How the HNSW graph is built and searched.

@@ -1,0 +1,641 @@
+//! [`HnswGraph`]: the hierarchical navigable small world graph (Malkov and Yashunin 2016),
+//! built and searched the way hnswlib does, over one copy of each vector.
+//!
+//! - **Insert** (hnswlib's `addPoint`): a node's level is drawn from the geometric distribution
+//!   with ratio `1/M` (from a hash of its slot, so a rebuild draws the same levels); a greedy
+//!   walk from the entry point down to its level, then on each of its layers a best-first
+//!   search with `ef_construction` candidates, the neighbour-selection heuristic (keep a
+//!   candidate only if it is closer to the new node than to every neighbour already kept) down
+//!   to `M` links, and the reverse links, each neighbour's list re-pruned by the same heuristic
+//!   when it is full (`2M` on layer 0, `M` above).
+//! - **Concurrency**: inserts run in parallel with each other and with searches. Lists are
+//!   rewritten under per-node stripe locks and read without locks (see `links.rs`); vectors are
+//!   appended before their node is linked anywhere (see `vectors.rs`).
+//! - **Search** (hnswlib's `searchBaseLayerST`): greedy descent on the upper layers, then a
+//!   best-first search of layer 0 with `ef` candidates, prefetching the next neighbour's vector
+//!   while the current distance is computed; a filter keeps rejected nodes out of the results
+//!   but lets the search pass through them.
+
+use std::cell::RefCell;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use parking_lot::RwLock;
+
+use super::dot;
+use super::links::{LinkView, Links};
+use super::params::MAX_LAYERS;
+use super::vectors::{slot_u32, VectorStore, VectorView};
+
+/// A node and its distance to the query: ordered by distance, then slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    /// Cosine distance to the query.
+    pub distance: f32,
+    /// The node.
+    pub slot: u32,
+}
+
+impl PartialEq for Hit {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Hit {}
+
+impl PartialOrd for Hit {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Hit {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.distance
+            .total_cmp(&other.distance)
+            .then(self.slot.cmp(&other.slot))
+    }
+}
+
+/// Per-thread visited marks: `slot` is visited in the current search when
+/// `marks[slot] == epoch`, so starting a search costs one increment, not a clear.
+#[derive(Default)]
+struct Visited {
+    marks: Vec<u32>,
+    epoch: u32,
+}
+
+impl Visited {
+    fn begin(&mut self, slots: usize) {
+        if self.marks.len() < slots {
+            self.marks.resize(slots, 0);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.marks.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Marks `slot`; returns whether it was not yet visited.
+    fn insert(&mut self, slot: u32) -> bool {
+        match self.marks.get_mut(slot as usize) {
+            Some(mark) if *mark != self.epoch => {
+                *mark = self.epoch;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The scratch space of one search: visited marks and a neighbour buffer.
+#[derive(Default)]
+struct Scratch {
+    visited: Visited,
+    neighbours: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// What one search reads: the vectors and layer-0 lists when it started.
+struct Snapshot<'g> {
+    graph: &'g HnswGraph,
+    vectors: VectorView,
+    links: LinkView,
+}
+
+impl Snapshot<'_> {
+    #[inline]
+    fn distance(&self, query: &[f32], slot: u32) -> Option<f32> {
+        self.vectors
+            .get(slot)
+            .map(|vector| 1.0 - dot(query, vector))
+    }
+
+    fn neighbours(&self, slot: u32, level: u8, out: &mut Vec<u32>) {
+        self.graph.links.get(&self.links, slot, level, out);
+    }
+
+    /// Greedy walk on `level` from `start` to the node nearest `query` that it can reach.
+    fn greedy(&self, query: &[f32], mut current: Hit, level: u8, buffer: &mut Vec<u32>) -> Hit {
+        loop {
+            let mut moved = false;
+            self.neighbours(current.slot, level, buffer);
+            for &neighbour in buffer.iter() {
+                if let Some(distance) = self.distance(query, neighbour) {
+                    if distance < current.distance {
+                        current = Hit {
+                            distance,
+                            slot: neighbour,
+                        };
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                return current;
+            }
+        }
+    }
+
+    /// Best-first search of `level` from `start` for the `ef` nodes nearest `query` that
+    /// `accept` lets through (all nodes are explored); a max-heap of the results.
+    fn search_layer(
+        &self,
+        query: &[f32],
+        start: Hit,
+        ef: usize,
+        level: u8,
+        accept: &impl Fn(usize) -> bool,
+        scratch: &mut Scratch,
+    ) -> BinaryHeap<Hit> {
+        let Scratch {
+            visited,
+            neighbours,
+        } = scratch;
+        let mut candidates = BinaryHeap::with_capacity(ef * 2);
+        let mut results = BinaryHeap::with_capacity(ef + 1);
+        visited.insert(start.slot);
+        candidates.push(Reverse(start));
+        if accept(start.slot as usize) {
+            results.push(start);
+        }
+        let mut bound = f32::INFINITY;
+        if results.len() >= ef {
+            bound = start.distance;
+        }
+        while let Some(Reverse(candidate)) = candidates.pop() {
+            if candidate.distance > bound {
+                break;
+            }
+            self.neighbours(candidate.slot, level, neighbours);
+            if let Some(&first) = neighbours.first() {
+                self.vectors.prefetch(first);
+            }
+            for (j, &neighbour) in neighbours.iter().enumerate() {
+                if let Some(&next) = neighbours.get(j + 1) {
+                    self.vectors.prefetch(next);
+                }
+                if !visited.insert(neighbour) {
+                    continue;
+                }
+                let Some(distance) = self.distance(query, neighbour) else {
+                    continue;
+                };
+                if results.len() < ef || distance < bound {
+                    let hit = Hit {
+                        distance,
+                        slot: neighbour,
+                    };
+                    candidates.push(Reverse(hit));
+                    if accept(neighbour as usize) {
+                        results.push(hit);
+                        if results.len() > ef {
+                            results.pop();
+                        }
+                        if results.len() >= ef {
+                            bound = results.peek().map_or(f32::INFINITY, |worst| worst.distance);
+                        }
+                    }
+                }
+            }
+        }
+        results
+    }
+}
+
+/// The graph.
+pub struct HnswGraph {
+    m: usize,
+    ef_construction: usize,
+    /// `1 / ln(M)`: the scale of the level distribution.
+    level_scale: f64,
+    vectors: VectorStore,
+    links: Links,
+    /// The node on the top layer and that layer.
+    entry: RwLock<Option<(u32, u8)>>,
+}
+
+impl HnswGraph {
+    /// An empty graph of `dimension`-d vectors, `m` links per node (`2m` on layer 0).
+    pub fn new(dimension: usize, m: usize, ef_construction: usize) -> Self {
+        Self::from_parts(
+            VectorStore::new(dimension),
+            Links::new(m),
+            None,
+            m,
+            ef_construction,
+        )
+    }
+
+    pub(super) fn from_parts(
+        vectors: VectorStore,
+        links: Links,
+        entry: Option<(u32, u8)>,
+        m: usize,
+        ef_construction: usize,
+    ) -> Self {
+        Self {
+            m,
+            ef_construction,
+            level_scale: 1.0 / (m.max(2) as f64).ln(),
+            vectors,
+            links,
+            entry: RwLock::new(entry),
+        }
+    }
+
+    /// The vectors.
+    pub fn vectors(&self) -> &VectorStore {
+        &self.vectors
+    }
+
+    /// The lists.
+    pub(super) fn links(&self) -> &Links {
+        &self.links
+    }
+
+    /// The entry node and its level.
+    pub(super) fn entry(&self) -> Option<(u32, u8)> {
+        *self.entry.read()
+    }
+
+    /// Links per node on the upper layers.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Appends `vector` (normalised, of the graph's dimension); returns its slot. The node is
+    /// not reachable by a search until [`HnswGraph::link`] links it.
+    pub fn push(&self, vector: &[f32]) -> usize {
+        self.vectors.push(vector)
+    }
+
+    /// The level of the node in `slot`: `floor(-ln(u) / ln(M))` for a `u` in (0, 1] hashed
+    /// from the slot.
+    fn level_of(&self, slot: u32) -> u8 {
+        let mut z = u64::from(slot).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let uniform = ((z >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+        let level = (-uniform.ln() * self.level_scale).floor();
+        u8::try_from((level as usize).min(MAX_LAYERS - 1)).unwrap_or(0)
+    }
+
+    fn snapshot(&self) -> Snapshot<'_> {
+        Snapshot {
+            graph: self,
+            vectors: self.vectors.view(),
+            links: self.links.view(),
+        }
+    }
+
+    /// Links the node in `slot` (pushed before) into the graph. Safe to call for different
+    /// slots from several threads at once, and while searches run.
+    pub fn link(&self, slot: usize) {
+        let slot = slot_u32(slot);
+        let level = self.level_of(slot);
+        self.links.add_node(slot, level);
+        let Some((entry, top)) = self.claim_entry(slot, level) else {
+            return;
+        };
+        let snapshot = self.snapshot();
+        let Some(query) = snapshot.vectors.get(slot).map(<[f32]>::to_vec) else {
+            return;
+        };
+        let Some(distance) = snapshot.distance(&query, entry) else {
+            return;
+        };
+        SCRATCH.with(|scratch| {
+            let scratch = &mut *scratch.borrow_mut();
+            let mut current = Hit {
+                distance,
+                slot: entry,
+            };
+            for layer in (level.saturating_add(1)..=top).rev() {
+                current = snapshot.greedy(&query, current, layer, &mut scratch.neighbours);
+            }
+            for layer in (0..=level.min(top)).rev() {
+                scratch.visited.begin(snapshot.vectors.slot_bound());
+                let found = snapshot.search_layer(
+                    &query,
+                    current,
+                    self.ef_construction,
+                    layer,
+                    &|_| true,
+                    scratch,
+                );
+                let mut candidates = found.into_sorted_vec();
+                candidates.retain(|hit| hit.slot != slot);
+                let selected = self.select(&snapshot, &candidates, self.m);
+                if let Some(nearest) = selected.first() {
+                    current = *nearest;
+                }
+                let ids: Vec<u32> = selected.iter().map(|hit| hit.slot).collect();
+                {
+                    let _own = self.links.lock(slot);
+                    self.links.set(slot, layer, &ids);
+                }
+                for hit in &selected {
+                    self.add_reverse_link(&snapshot, hit.slot, slot, hit.distance, layer);
+                }
+            }
+        });
+        if level > top {
+            let mut entry = self.entry.write();
+            if entry.is_none_or(|(_, current_top)| level > current_top) {
+                *entry = Some((slot, level));
+            }
+        }
+    }
+
+    /// The entry point to start from, or `None` when `slot` became the first node.
+    fn claim_entry(&self, slot: u32, level: u8) -> Option<(u32, u8)> {
+        if let Some(entry) = *self.entry.read() {
+            return (entry.0 != slot).then_some(entry);
+        }
+        let mut entry = self.entry.write();
+        match *entry {
+            Some(existing) => (existing.0 != slot).then_some(existing),
+            None => {
+                *entry = Some((slot, level));
+                None
+            }
+        }
+    }
+
+    /// hnswlib's `getNeighborsByHeuristic2`: from `candidates` (nearest first), keep each one
+    /// that is nearer the new node than any kept so far, up to `limit`.
+    fn select(&self, snapshot: &Snapshot<'_>, candidates: &[Hit], limit: usize) -> Vec<Hit> {
+        if candidates.len() <= limit {
+            return candidates.to_vec();
+        }
+        let mut kept: Vec<(Hit, &[f32])> = Vec::with_capacity(limit);
+        for candidate in candidates {
+            if kept.len() >= limit {
+                break;
+            }
+            let Some(vector) = snapshot.vectors.get(candidate.slot) else {
+                continue;
+            };
+            let diverse = kept
+                .iter()
+                .all(|(_, other)| 1.0 - dot(vector, other) >= candidate.distance);
+            if diverse {
+                kept.push((*candidate, vector));
+            }
+        }
+        kept.into_iter().map(|(hit, _)| hit).collect()
+    }
+
+    /// Adds `new` (at `distance`) to the list of `node` on `layer`, re-pruning a full list with
+    /// the heuristic, as hnswlib's `mutuallyConnectNewElement` does.
+    fn add_reverse_link(
+        &self,
+        snapshot: &Snapshot<'_>,
+        node: u32,
+        new: u32,
+        distance: f32,
+        layer: u8,
+    ) {
+        let capacity = self.links.capacity(layer);
+        let _lock = self.links.lock(node);
+        let mut current = Vec::with_capacity(capacity + 1);
+        self.links.get(&snapshot.links, node, layer, &mut current);
+        if current.contains(&new) {
+            return;
+        }
+        if current.len() < capacity {
+            current.push(new);
+            self.links.set(node, layer, &current);
+            return;
+        }
+        let Some(base) = snapshot.vectors.get(node) else {
+            return;
+        };
+        let mut candidates: Vec<Hit> = current
+            .iter()
+            .filter_map(|&slot| {
+                snapshot.vectors.get(slot).map(|vector| Hit {
+                    distance: 1.0 - dot(base, vector),
+                    slot,
+                })
+            })
+            .collect();
+        candidates.push(Hit {
+            distance,
+            slot: new,
+        });
+        candidates.sort_unstable();
+        let kept: Vec<u32> = self
+            .select(snapshot, &candidates, capacity)
+            .into_iter()
+            .map(|hit| hit.slot)
+            .collect();
+        self.links.set(node, layer, &kept);
+    }
+
+    /// The `k` nodes nearest normalised `query` that `accept` lets through, as
+    /// `(slot, cosine distance)` nearest first, exploring `ef` candidates (at least `k`).
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        ef: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
+        let Some((entry, top)) = self.entry() else {
+            return Vec::new();
+        };
+        let snapshot = self.snapshot();
+        let Some(distance) = snapshot.distance(query, entry) else {
+            return Vec::new();
+        };
+        let ef = ef.max(k).max(1);
+        let found = SCRATCH.with(|scratch| {
+            let scratch = &mut *scratch.borrow_mut();
+            let mut current = Hit {
+                distance,
+                slot: entry,
+            };
+            for layer in (1..=top).rev() {
+                current = snapshot.greedy(query, current, layer, &mut scratch.neighbours);
+            }
+            scratch.visited.begin(snapshot.vectors.slot_bound());
+            snapshot.search_layer(query, current, ef, 0, &accept, scratch)
+        });
+        let mut hits = found.into_sorted_vec();
+        hits.truncate(k);
+        hits.into_iter()
+            .map(|hit| (hit.slot as usize, hit.distance.max(0.0)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    fn unit(seed: u64, dimension: usize) -> Vec<f32> {
+        let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let mut vector: Vec<f32> = (0..dimension)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((state >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+            })
+            .collect();
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        vector.iter_mut().for_each(|x| *x /= norm);
+        vector
+    }
+
+    fn build(count: usize, dimension: usize, parallel: bool) -> (HnswGraph, Vec<Vec<f32>>) {
+        let graph = HnswGraph::new(dimension, 16, 200);
+        let data: Vec<Vec<f32>> = (0..count as u64).map(|i| unit(i, dimension)).collect();
+        for vector in &data {
+            graph.push(vector);
+        }
+        if parallel {
+            (0..count).into_par_iter().for_each(|slot| graph.link(slot));
+        } else {
+            (0..count).for_each(|slot| graph.link(slot));
+        }
+        (graph, data)
+    }
+
+    fn exact(
+        data: &[Vec<f32>],
+        query: &[f32],
+        k: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Vec<usize> {
+        let mut all: Vec<(usize, f32)> = data
+            .iter()
+            .enumerate()
+            .filter(|(slot, _)| accept(*slot))
+            .map(|(slot, vector)| (slot, 1.0 - dot(query, vector)))
+            .collect();
+        all.sort_by(|a, b| a.1.total_cmp(&b.1));
+        all.into_iter().take(k).map(|(slot, _)| slot).collect()
+    }
+
+    fn recall(graph: &HnswGraph, data: &[Vec<f32>], dimension: usize, ef: usize) -> f64 {
+        let queries = 100;
+        let mut found = 0;
+        for q in 0..queries {
+            let query = unit(1_000_000 + q, dimension);
+            let truth = exact(data, &query, 10, |_| true);
+            let got = graph.search(&query, 10, ef, |_| true);
+            assert_eq!(got.len(), 10);
+            assert!(got.windows(2).all(|pair| pair[0].1 <= pair[1].1));
+            found += got.iter().filter(|(slot, _)| truth.contains(slot)).count();
+        }
+        found as f64 / (10 * queries) as f64
+    }
+
+    #[test]
+    fn finds_the_exact_nearest_neighbours_almost_always() {
+        let (graph, data) = build(3000, 24, false);
+        let recall = recall(&graph, &data, 24, 64);
+        assert!(recall >= 0.95, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn a_parallel_build_is_as_good() {
+        let (graph, data) = build(3000, 24, true);
+        let recall = recall(&graph, &data, 24, 64);
+        assert!(recall >= 0.95, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn every_node_is_linked_and_lists_respect_their_capacity() {
+        let (graph, _) = build(2000, 8, true);
+        let view = graph.links.view();
+        let mut out = Vec::new();
+        for slot in 0..2000u32 {
+            let level = graph.links.level(slot);
+            for layer in 0..=level {
+                graph.links.get(&view, slot, layer, &mut out);
+                assert!(out.len() <= graph.links.capacity(layer));
+                assert!(!out.contains(&slot), "a node links to itself");
+                assert!(out.iter().all(|&n| (n as usize) < 2000));
+            }
+            graph.links.get(&view, slot, 0, &mut out);
+            assert!(!out.is_empty(), "slot {slot} has no layer-0 links");
+        }
+    }
+
+    #[test]
+    fn a_filter_keeps_rejected_slots_out_and_distances_sorted() {
+        let (graph, data) = build(2000, 16, true);
+        let even = |slot: usize| slot.is_multiple_of(2);
+        let mut found = 0;
+        for q in 0..50 {
+            let query = unit(2_000_000 + q, 16);
+            let got = graph.search(&query, 10, 80, even);
+            assert!(got.iter().all(|(slot, _)| even(*slot)));
+            assert!(got.windows(2).all(|pair| pair[0].1 <= pair[1].1));
+            let truth = exact(&data, &query, 10, even);
+            found += got.iter().filter(|(slot, _)| truth.contains(slot)).count();
+        }
+        assert!(
+            found as f64 / 500.0 >= 0.9,
+            "filtered recall {}",
+            found as f64 / 500.0
+        );
+    }
+
+    #[test]
+    fn searches_run_while_nodes_are_linked() {
+        let dimension = 16;
+        let graph = HnswGraph::new(dimension, 16, 100);
+        let data: Vec<Vec<f32>> = (0..3000u64).map(|i| unit(i, dimension)).collect();
+        for vector in &data[..500] {
+            graph.push(vector);
+        }
+        (0..500).for_each(|slot| graph.link(slot));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for vector in &data[500..] {
+                    let slot = graph.push(vector);
+                    graph.link(slot);
+                }
+            });
+            scope.spawn(|| {
+                for q in 0..300 {
+                    let hits = graph.search(&unit(5_000_000 + q, dimension), 5, 40, |_| true);
+                    assert_eq!(hits.len(), 5);
+                }
+            });
+        });
+        let recall = recall(&graph, &data, dimension, 64);
+        assert!(recall >= 0.95, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn levels_follow_the_geometric_distribution() {
+        let graph = HnswGraph::new(4, 16, 100);
+        let above: usize = (0..100_000u32)
+            .filter(|&slot| graph.level_of(slot) > 0)
+            .count();
+        let share = above as f64 / 100_000.0;
+        assert!(
+            (share - 1.0 / 16.0).abs() < 0.01,
+            "{share} of the nodes above layer 0"
+        );
+    }
+
+    #[test]
+    fn an_empty_graph_finds_nothing() {
+        let graph = HnswGraph::new(8, 16, 100);
+        assert!(graph.search(&unit(1, 8), 5, 50, |_| true).is_empty());
+    }
+}

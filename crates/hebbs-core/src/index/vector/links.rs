@@ -1,0 +1,326 @@
+//! [`Links`]: the neighbour lists of the HNSW graph, readable while inserts rewrite them.
+//!
+//! Every list is a fixed-size row of atomics: a length, then up to the layer's maximum of slot
+//! numbers. Layer 0 (every node, `2M` links) is stored in chunks of [`CHUNK`] rows, the layout of
+//! hnswlib's level-0 block; the upper layers (about one node in `M`) in a map by slot. A writer
+//! rewrites a list under the stripe lock of its node ([`Links::lock`]), entries first and the
+//! length last; a concurrent reader may see a mix of the old and the new list, every entry of
+//! which is a node of the graph, which is all a best-first search needs (hnswlib's searches make
+//! the same trade). Nothing here is `unsafe`: relaxed atomic loads of `u32` compile to plain
+//! loads.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard, RwLock};
+
+use super::vectors::CHUNK;
+
+/// Stripe locks for list writers (a node's lock is `slot % STRIPES`).
+const STRIPES: usize = 1024;
+
+/// One chunk of layer-0 rows.
+type Row0Chunk = Arc<[AtomicU32]>;
+
+/// A reader's view of the layer-0 chunks (the upper layers are looked up per node).
+#[derive(Clone)]
+pub struct LinkView {
+    row0: usize,
+    chunks: Arc<Vec<Row0Chunk>>,
+}
+
+impl LinkView {
+    /// Copies the layer-0 neighbours of `slot` into `out` (cleared first); empty if `slot` is
+    /// not in the view.
+    #[inline]
+    pub fn layer0(&self, slot: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let slot = slot as usize;
+        if let Some(chunk) = self.chunks.get(slot / CHUNK) {
+            let start = (slot % CHUNK) * self.row0;
+            let row = &chunk[start..start + self.row0];
+            let len = (row[0].load(Ordering::Acquire) as usize).min(self.row0 - 1);
+            out.extend(row[1..=len].iter().map(|link| link.load(Ordering::Relaxed)));
+        }
+    }
+}
+
+/// The neighbour lists of every node.
+pub struct Links {
+    /// Row length on layer 0: the length word and `2M` links.
+    row0: usize,
+    /// Row length on the upper layers: the length word and `M` links.
+    row: usize,
+    chunks: RwLock<Arc<Vec<Row0Chunk>>>,
+    /// Rows of layers `1..=level` of the nodes above layer 0, one after the other.
+    upper: RwLock<HashMap<u32, Arc<[AtomicU32]>>>,
+    stripes: Box<[Mutex<()>]>,
+}
+
+impl Links {
+    /// No lists, for `m` links per upper-layer node and `2m` on layer 0.
+    pub fn new(m: usize) -> Self {
+        Self {
+            row0: 1 + 2 * m,
+            row: 1 + m,
+            chunks: RwLock::default(),
+            upper: RwLock::default(),
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+        }
+    }
+
+    /// Most links of a node on `level`.
+    pub fn capacity(&self, level: u8) -> usize {
+        if level == 0 {
+            self.row0 - 1
+        } else {
+            self.row - 1
+        }
+    }
+
+    /// A view of layer 0 for reading.
+    pub fn view(&self) -> LinkView {
+        LinkView {
+            row0: self.row0,
+            chunks: Arc::clone(&self.chunks.read()),
+        }
+    }
+
+    /// Makes room for the lists of `slot`, which reaches up to `level`, all empty.
+    pub fn add_node(&self, slot: u32, level: u8) {
+        let chunk = slot as usize / CHUNK;
+        if self.chunks.read().len() <= chunk {
+            let mut chunks = self.chunks.write();
+            if chunks.len() <= chunk {
+                let mut grown: Vec<Row0Chunk> = chunks.iter().cloned().collect();
+                while grown.len() <= chunk {
+                    grown.push((0..CHUNK * self.row0).map(|_| AtomicU32::new(0)).collect());
+                }
+                *chunks = Arc::new(grown);
+            }
+        }
+        if level > 0 {
+            let rows = (0..usize::from(level) * self.row)
+                .map(|_| AtomicU32::new(0))
+                .collect();
+            self.upper.write().insert(slot, rows);
+        }
+    }
+
+    /// The lock a writer of `slot`'s lists holds.
+    pub fn lock(&self, slot: u32) -> MutexGuard<'_, ()> {
+        self.stripes[slot as usize % STRIPES].lock()
+    }
+
+    /// Copies the neighbours of `slot` on `level` into `out` (cleared first).
+    pub fn get(&self, view: &LinkView, slot: u32, level: u8, out: &mut Vec<u32>) {
+        if level == 0 {
+            view.layer0(slot, out);
+            return;
+        }
+        out.clear();
+        let upper = self.upper.read();
+        if let Some(rows) = upper.get(&slot) {
+            let start = (usize::from(level) - 1) * self.row;
+            if let Some(row) = rows.get(start..start + self.row) {
+                let len = (row[0].load(Ordering::Acquire) as usize).min(self.row - 1);
+                out.extend(row[1..=len].iter().map(|link| link.load(Ordering::Relaxed)));
+            }
+        }
+    }
+
+    /// Replaces the neighbours of `slot` on `level` with `links` (at most the layer's capacity
+    /// are kept). The caller holds [`Links::lock`] of `slot`.
+    pub fn set(&self, slot: u32, level: u8, links: &[u32]) {
+        let write = |row: &[AtomicU32]| {
+            let len = links.len().min(row.len() - 1);
+            for (target, link) in row[1..=len].iter().zip(links) {
+                target.store(*link, Ordering::Relaxed);
+            }
+            row[0].store(len as u32, Ordering::Release);
+        };
+        if level == 0 {
+            let chunks = Arc::clone(&self.chunks.read());
+            let slot = slot as usize;
+            if let Some(chunk) = chunks.get(slot / CHUNK) {
+                let start = (slot % CHUNK) * self.row0;
+                write(&chunk[start..start + self.row0]);
+            }
+        } else if let Some(rows) = self.upper.read().get(&slot) {
+            let start = (usize::from(level) - 1) * self.row;
+            if let Some(row) = rows.get(start..start + self.row) {
+                write(row);
+            }
+        }
+    }
+
+    /// The level of `slot`: how many upper-layer rows it has.
+    #[cfg(test)]
+    pub fn level(&self, slot: u32) -> u8 {
+        self.upper.read().get(&slot).map_or(0, |rows| {
+            u8::try_from(rows.len() / self.row).expect("at most 255 layers")
+        })
+    }
+}
+
+/// The lists of slots `0..slots` as plain numbers, for the checkpoint: each node's level, the
+/// layer-0 rows, and the upper rows of the nodes above layer 0 in slot order.
+pub struct RawLinks {
+    /// Level of each slot.
+    pub levels: Vec<u8>,
+    /// `slots` rows of `1 + 2M` numbers.
+    pub layer0: Vec<u32>,
+    /// For each slot in order, `level` rows of `1 + M` numbers.
+    pub upper: Vec<u32>,
+}
+
+impl Links {
+    /// The lists of slots `0..slots` as plain numbers.
+    pub fn to_raw(&self, slots: usize) -> RawLinks {
+        let chunks = Arc::clone(&self.chunks.read());
+        let upper = self.upper.read();
+        let mut raw = RawLinks {
+            levels: Vec::with_capacity(slots),
+            layer0: Vec::with_capacity(slots * self.row0),
+            upper: Vec::new(),
+        };
+        for slot in 0..slots {
+            let start = (slot % CHUNK) * self.row0;
+            match chunks.get(slot / CHUNK) {
+                Some(chunk) => raw.layer0.extend(
+                    chunk[start..start + self.row0]
+                        .iter()
+                        .map(|link| link.load(Ordering::Acquire)),
+                ),
+                None => raw.layer0.extend(std::iter::repeat_n(0, self.row0)),
+            }
+            let rows = upper.get(&super::vectors::slot_u32(slot));
+            raw.levels.push(rows.map_or(0, |rows| {
+                u8::try_from(rows.len() / self.row).expect("at most 255 layers")
+            }));
+            if let Some(rows) = rows {
+                raw.upper
+                    .extend(rows.iter().map(|link| link.load(Ordering::Acquire)));
+            }
+        }
+        raw
+    }
+
+    /// Lists for `m` links per node from [`Links::to_raw`]'s numbers; `None` if they do not
+    /// fit together (a length past a row's capacity, a link to a slot that does not exist, or
+    /// too few or too many numbers).
+    pub fn from_raw(m: usize, raw: &RawLinks) -> Option<Self> {
+        let links = Self::new(m);
+        let slots = raw.levels.len();
+        let upper_rows: usize = raw.levels.iter().map(|&level| usize::from(level)).sum();
+        if raw.layer0.len() != slots * links.row0 || raw.upper.len() != upper_rows * links.row {
+            return None;
+        }
+        let valid = |rows: &[u32], row: usize| {
+            rows.chunks_exact(row).all(|list| {
+                let len = list[0] as usize;
+                len < row && list[1..=len].iter().all(|&link| (link as usize) < slots)
+            })
+        };
+        if !valid(&raw.layer0, links.row0) || !valid(&raw.upper, links.row) {
+            return None;
+        }
+        let chunks: Vec<Row0Chunk> = raw
+            .layer0
+            .chunks(CHUNK * links.row0)
+            .map(|chunk| {
+                let mut rows: Vec<AtomicU32> = chunk.iter().map(|&v| AtomicU32::new(v)).collect();
+                rows.resize_with(CHUNK * links.row0, || AtomicU32::new(0));
+                rows.into()
+            })
+            .collect();
+        *links.chunks.write() = Arc::new(chunks);
+        let mut rest = raw.upper.as_slice();
+        let mut upper = links.upper.write();
+        for (slot, &level) in raw.levels.iter().enumerate() {
+            if level > 0 {
+                let (rows, tail) = rest.split_at(usize::from(level) * links.row);
+                rest = tail;
+                let rows = rows.iter().map(|&v| AtomicU32::new(v)).collect();
+                upper.insert(super::vectors::slot_u32(slot), rows);
+            }
+        }
+        drop(upper);
+        Some(links)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_read_back_what_was_set_capped_at_capacity() {
+        let links = Links::new(4);
+        links.add_node(0, 0);
+        links.add_node(CHUNK as u32 + 2, 2);
+        let view = links.view();
+        let mut out = Vec::new();
+        links.set(0, 0, &[5, 6, 7]);
+        links.get(&links.view(), 0, 0, &mut out);
+        assert_eq!(out, [5, 6, 7]);
+        let far = CHUNK as u32 + 2;
+        links.set(far, 2, &[1, 2, 3, 4, 5, 6]);
+        links.get(&view, far, 2, &mut out);
+        assert_eq!(out, [1, 2, 3, 4]);
+        links.get(&view, far, 1, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((links.level(far), links.level(0)), (2, 0));
+        links.set(far, 0, &(0..20).collect::<Vec<_>>());
+        links.get(&links.view(), far, 0, &mut out);
+        assert_eq!(out, (0..8).collect::<Vec<_>>());
+        links.get(&view, far, 0, &mut out);
+        assert_eq!(
+            out,
+            (0..8).collect::<Vec<_>>(),
+            "a view holds chunks, not copies"
+        );
+    }
+
+    #[test]
+    fn raw_numbers_round_trip_and_bad_ones_are_refused() {
+        let links = Links::new(2);
+        for slot in 0..5u32 {
+            links.add_node(slot, u8::from(slot == 3) * 2);
+            links.set(slot, 0, &[(slot + 1) % 5]);
+        }
+        links.set(3, 2, &[0, 1]);
+        let raw = links.to_raw(5);
+        assert_eq!(raw.levels, [0, 0, 0, 2, 0]);
+        let back = Links::from_raw(2, &raw).expect("valid lists");
+        let mut out = Vec::new();
+        back.get(&back.view(), 3, 2, &mut out);
+        assert_eq!(out, [0, 1]);
+        back.get(&back.view(), 4, 0, &mut out);
+        assert_eq!(out, [0]);
+        let mut bad = raw;
+        bad.layer0[1] = 9;
+        assert!(
+            Links::from_raw(2, &bad).is_none(),
+            "a link to a missing slot"
+        );
+        bad.layer0[1] = 1;
+        bad.layer0[0] = 7;
+        assert!(
+            Links::from_raw(2, &bad).is_none(),
+            "a length past the capacity"
+        );
+    }
+
+    #[test]
+    fn a_slot_beyond_the_view_has_no_links() {
+        let links = Links::new(2);
+        let view = links.view();
+        links.add_node(3, 0);
+        links.set(3, 0, &[1]);
+        let mut out = vec![9];
+        view.layer0(3, &mut out);
+        assert!(out.is_empty());
+    }
+}
