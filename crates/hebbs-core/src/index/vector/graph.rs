@@ -120,14 +120,16 @@ impl Snapshot<'_> {
         self.graph.links.get(&self.links, slot, level, out);
     }
 
-    /// Greedy walk on `level` from `start` to the node nearest `query` that it can reach.
+    /// Greedy walk on `level` from `start` to the node nearest `query` that it can reach,
+    /// moving only to completely linked nodes (a node still being inserted may not have its
+    /// lower layers yet, and the next layer starts from where this walk ends).
     fn greedy(&self, query: &[f32], mut current: Hit, level: u8, buffer: &mut Vec<u32>) -> Hit {
         loop {
             let mut moved = false;
             self.neighbours(current.slot, level, buffer);
             for &neighbour in buffer.iter() {
                 if let Some(distance) = self.distance(query, neighbour) {
-                    if distance < current.distance {
+                    if distance < current.distance && self.links.is_complete(neighbour) {
                         current = Hit {
                             distance,
                             slot: neighbour,
@@ -302,6 +304,7 @@ impl HnswGraph {
         let level = self.level_of(slot);
         self.links.add_node(slot, level);
         let Some((entry, top)) = self.claim_entry(slot, level) else {
+            self.mark_complete(slot);
             return;
         };
         let snapshot = self.snapshot();
@@ -333,25 +336,64 @@ impl HnswGraph {
                 let mut candidates = found.into_sorted_vec();
                 candidates.retain(|hit| hit.slot != slot);
                 let selected = self.select(&snapshot, &candidates, self.m);
-                if let Some(nearest) = selected.first() {
+                if let Some(nearest) = candidates
+                    .iter()
+                    .find(|hit| snapshot.links.is_complete(hit.slot))
+                {
                     current = *nearest;
                 }
-                let ids: Vec<u32> = selected.iter().map(|hit| hit.slot).collect();
-                {
-                    let _own = self.links.lock(slot);
-                    self.links.set(slot, layer, &ids);
-                }
+                self.set_own_links(&snapshot, slot, &query, &selected, layer);
                 for hit in &selected {
                     self.add_reverse_link(&snapshot, hit.slot, slot, hit.distance, layer);
                 }
             }
         });
+        self.mark_complete(slot);
         if level > top {
             let mut entry = self.entry.write();
             if entry.is_none_or(|(_, current_top)| level > current_top) {
                 *entry = Some((slot, level));
             }
         }
+    }
+
+    fn mark_complete(&self, slot: u32) {
+        let _own = self.links.lock(slot);
+        self.links.mark_complete(slot);
+    }
+
+    /// Sets the list of the new node `slot` on `layer` to `selected`, merged with the reverse
+    /// links that concurrent inserts may have added to it already (re-pruned by the heuristic
+    /// if together they pass the layer's capacity).
+    fn set_own_links(
+        &self,
+        snapshot: &Snapshot<'_>,
+        slot: u32,
+        query: &[f32],
+        selected: &[Hit],
+        layer: u8,
+    ) {
+        let _own = self.links.lock(slot);
+        let mut existing = Vec::new();
+        self.links.get(&snapshot.links, slot, layer, &mut existing);
+        let mut merged: Vec<Hit> = selected.to_vec();
+        for other in existing {
+            if !merged.iter().any(|hit| hit.slot == other) {
+                if let Some(distance) = snapshot.distance(query, other) {
+                    merged.push(Hit {
+                        distance,
+                        slot: other,
+                    });
+                }
+            }
+        }
+        let capacity = self.links.capacity(layer);
+        if merged.len() > capacity {
+            merged.sort_unstable();
+            merged = self.select(snapshot, &merged, capacity);
+        }
+        let ids: Vec<u32> = merged.iter().map(|hit| hit.slot).collect();
+        self.links.set(slot, layer, &ids);
     }
 
     /// The entry point to start from, or `None` when `slot` became the first node.
@@ -553,6 +595,23 @@ mod tests {
         let (graph, data) = build(3000, 24, true);
         let recall = recall(&graph, &data, 24, 64);
         assert!(recall >= 0.95, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn after_a_parallel_build_every_node_is_reachable_and_finds_itself() {
+        let (graph, data) = build(3000, 16, true);
+        let view = graph.links.view();
+        let mut incoming = vec![0usize; 3000];
+        let mut out = Vec::new();
+        for slot in 0..3000u32 {
+            assert!(view.is_complete(slot));
+            view.layer0(slot, &mut out);
+            out.iter().for_each(|&n| incoming[n as usize] += 1);
+        }
+        assert!(incoming.iter().all(|&n| n > 0), "a node nothing links to");
+        for (slot, vector) in data.iter().enumerate() {
+            assert_eq!(graph.search(vector, 1, 50, |_| true)[0].0, slot);
+        }
     }
 
     #[test]

@@ -19,6 +19,8 @@ use super::vectors::CHUNK;
 
 /// Stripe locks for list writers (a node's lock is `slot % STRIPES`).
 const STRIPES: usize = 1024;
+/// The bit of a layer-0 length word that marks its node completely linked.
+const COMPLETE: u32 = 1 << 31;
 
 /// One chunk of layer-0 rows.
 type Row0Chunk = Arc<[AtomicU32]>;
@@ -40,9 +42,18 @@ impl LinkView {
         if let Some(chunk) = self.chunks.get(slot / CHUNK) {
             let start = (slot % CHUNK) * self.row0;
             let row = &chunk[start..start + self.row0];
-            let len = (row[0].load(Ordering::Acquire) as usize).min(self.row0 - 1);
+            let len = ((row[0].load(Ordering::Acquire) & !COMPLETE) as usize).min(self.row0 - 1);
             out.extend(row[1..=len].iter().map(|link| link.load(Ordering::Relaxed)));
         }
+    }
+
+    /// Whether `slot` is in the view and completely linked (on every layer it reaches).
+    #[inline]
+    pub fn is_complete(&self, slot: u32) -> bool {
+        let slot = slot as usize;
+        self.chunks.get(slot / CHUNK).is_some_and(|chunk| {
+            chunk[(slot % CHUNK) * self.row0].load(Ordering::Acquire) & COMPLETE != 0
+        })
     }
 }
 
@@ -124,7 +135,7 @@ impl Links {
         if let Some(rows) = upper.get(&slot) {
             let start = (usize::from(level) - 1) * self.row;
             if let Some(row) = rows.get(start..start + self.row) {
-                let len = (row[0].load(Ordering::Acquire) as usize).min(self.row - 1);
+                let len = ((row[0].load(Ordering::Acquire) & !COMPLETE) as usize).min(self.row - 1);
                 out.extend(row[1..=len].iter().map(|link| link.load(Ordering::Relaxed)));
             }
         }
@@ -138,7 +149,8 @@ impl Links {
             for (target, link) in row[1..=len].iter().zip(links) {
                 target.store(*link, Ordering::Relaxed);
             }
-            row[0].store(len as u32, Ordering::Release);
+            let flag = row[0].load(Ordering::Relaxed) & COMPLETE;
+            row[0].store(len as u32 | flag, Ordering::Release);
         };
         if level == 0 {
             let chunks = Arc::clone(&self.chunks.read());
@@ -152,6 +164,15 @@ impl Links {
             if let Some(row) = rows.get(start..start + self.row) {
                 write(row);
             }
+        }
+    }
+
+    /// Marks `slot` completely linked. The caller holds [`Links::lock`] of `slot`.
+    pub fn mark_complete(&self, slot: u32) {
+        let chunks = Arc::clone(&self.chunks.read());
+        let slot = slot as usize;
+        if let Some(chunk) = chunks.get(slot / CHUNK) {
+            chunk[(slot % CHUNK) * self.row0].fetch_or(COMPLETE, Ordering::Release);
         }
     }
 
@@ -219,7 +240,7 @@ impl Links {
         }
         let valid = |rows: &[u32], row: usize| {
             rows.chunks_exact(row).all(|list| {
-                let len = list[0] as usize;
+                let len = (list[0] & !COMPLETE) as usize;
                 len < row && list[1..=len].iter().all(|&link| (link as usize) < slots)
             })
         };
