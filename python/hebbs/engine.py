@@ -886,9 +886,8 @@ class Hebbs:
         return self._native.health()
 
     def optimize(self) -> None:
-        """Finishes the vector index work that otherwise runs in the background (pending
-        vectors into the graph, the graph's flat search copy), so the next recalls run at full
-        speed. Call it after a bulk load; index inserts wait while it runs."""
+        """Finishes the vector index work that otherwise runs in the background (links the
+        pending vectors into the graph), so the next recalls skip their exact scan."""
         self._native.optimize()
 
     def checkpoint(self) -> None:

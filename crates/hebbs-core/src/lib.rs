@@ -1,7 +1,7 @@
 //! # hebbs-core
 //!
 //! An embeddable cognitive memory engine for AI agents: RocksDB column families are the source of
-//! truth, an HNSW index (`hnsw_rs`) answers similarity queries, the `(entity, time)` index answers
+//! truth, an HNSW index (its own graph on one copy of each vector) answers similarity queries, the `(entity, time)` index answers
 //! timelines, and recall ranks results with the composite score of relevance, recency, importance
 //! and reinforcement.
 //!

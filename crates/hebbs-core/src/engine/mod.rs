@@ -570,9 +570,8 @@ impl Engine {
     }
 
     /// Finishes the vector index work that otherwise runs in the background, so the next
-    /// recalls run at full speed: moves pending vectors into the graph and takes the graph's flat
-    /// search copy (see `index::vector`). Call it after a bulk load; graph inserts wait while it
-    /// runs (at 100k vectors, a fraction of a second).
+    /// recalls run at full speed: links the pending vectors into the graph (see
+    /// `index::vector`), so searches no longer scan them exactly.
     pub fn optimize(&self) -> Result<()> {
         self.check_open()?;
         if let Some(index) = self.current_index() {

@@ -1,4 +1,4 @@
-//! The background rebuild of the vector index. `hnsw_rs` cannot delete, so forgotten vectors
+//! The background rebuild of the vector index. HNSW has no real delete, so forgotten vectors
 //! stay in the graph as tombstoned slots that searches filter out; once they pass
 //! [`INDEX_REBUILD_DELETED_FRACTION`] of the slots, a thread builds a fresh graph from the live
 //! vectors and swaps it in.

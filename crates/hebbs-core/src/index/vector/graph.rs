@@ -78,6 +78,12 @@ impl Visited {
         }
     }
 
+    /// Asks the CPU to start loading the mark of `slot`.
+    #[inline]
+    fn prefetch(&self, slot: u32) {
+        prefetch_index::prefetch_index::<u32>(&self.marks[..], slot as usize);
+    }
+
     /// Marks `slot`; returns whether it was not yet visited.
     fn insert(&mut self, slot: u32) -> bool {
         match self.marks.get_mut(slot as usize) {
@@ -175,11 +181,16 @@ impl Snapshot<'_> {
                 break;
             }
             self.neighbours(candidate.slot, level, neighbours);
+            if let Some(Reverse(next)) = candidates.peek() {
+                self.links.prefetch(next.slot);
+            }
             if let Some(&first) = neighbours.first() {
+                visited.prefetch(first);
                 self.vectors.prefetch(first);
             }
             for (j, &neighbour) in neighbours.iter().enumerate() {
                 if let Some(&next) = neighbours.get(j + 1) {
+                    visited.prefetch(next);
                     self.vectors.prefetch(next);
                 }
                 if !visited.insert(neighbour) {

@@ -47,6 +47,16 @@ impl LinkView {
         }
     }
 
+    /// Asks the CPU to start loading the layer-0 row of `slot` (the next candidate's list,
+    /// as hnswlib prefetches it).
+    #[inline]
+    pub fn prefetch(&self, slot: u32) {
+        let slot = slot as usize;
+        if let Some(chunk) = self.chunks.get(slot / CHUNK) {
+            prefetch_index::prefetch_index::<AtomicU32>(&chunk[..], (slot % CHUNK) * self.row0);
+        }
+    }
+
     /// Whether `slot` is in the view and completely linked (on every layer it reaches).
     #[inline]
     pub fn is_complete(&self, slot: u32) -> bool {
