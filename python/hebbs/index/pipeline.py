@@ -6,12 +6,14 @@ Per file: its SHA-256 is compared with the manifest (an engine state entry per f
 ``MANIFEST_PREFIX``); an unchanged file costs one read and one hash. A changed or new file is
 split into sections (:mod:`.parse`); sections whose hash the manifest holds keep their
 propositions, new sections are extracted by the provider (batches of ``EXTRACT_BATCH_CHARS``
-per call; offline: :func:`.extract.offline_extract`), stored with one atomic ``remember_many``
-(one embedding batch), linked (``related_to`` to the latest earlier proposition of the file
-sharing an entity, at most ``MAX_RELATED_EDGES``; ``caused_by`` / ``followed_by`` where the
-extraction found the relation), and the memories of the sections gone and of the previous
-``document`` memory are forgotten. A file gone from an indexed folder has all its memories
-forgotten.
+per call; offline: :func:`.extract.offline_extract`) and linked (``related_to`` to the latest
+earlier proposition of the file sharing an entity, at most ``MAX_RELATED_EDGES``; ``caused_by``
+/ ``followed_by`` where the extraction found the relation). Then one core ``write_atomic``
+(one embedding batch, one RocksDB write batch) stores the file's new memories under ids chosen
+beforehand, their edges (between them and to kept propositions), forgets the memories of the
+sections gone and the previous ``document`` memory, and writes the file's new manifest: a
+crash or an error leaves the file as it was before, or wholly indexed. A file gone from an
+indexed folder has all its memories forgotten.
 
 Each proposition: ``entity_id`` its main entity, normalised (:func:`.extract.normalise_entity`);
 ``created_at`` the indexing time plus its position in the file (microseconds), so an entity's
@@ -33,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from hebbs._convert import invalid
 from hebbs._native import Edge, EdgeType, MemoryKind, NativeEngine
+from hebbs.api.requests import RememberManyRequest, parse
+from hebbs.errors import NotFoundError
 from hebbs.llm import LLMProvider
 
 from .constants import (
@@ -180,11 +184,12 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
                 }
             )
             counts.entities.update(entities)
-    stored = engine.remember_many(items)
-    ids = [memory.id_hex for memory in stored]
+    ids = [raw_id.hex() for raw_id in NativeEngine.new_ids(len(items))]
+    slot_of = {memory_id: slot for slot, memory_id in enumerate(ids)}
+    item_edges: list[tuple[int, int, EdgeType | str, float]] = []
     new_sections: dict[str, list[dict[str, Any]]] = {}
     latest: dict[str, str] = {}
-    edges = 0
+    known: dict[str, bool] = {}
     for section in dict.fromkeys(sections):
         if section.hash in old_sections:
             records = old_sections[section.hash]
@@ -194,15 +199,18 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
             for position in range(len(extracted[section.hash])):
                 slot = slots[(section.hash, position)]
                 entities = items[slot]["context"]["entities"]
-                targets = list(
-                    dict.fromkeys(latest[e] for e in entities[:MAX_RELATED_EDGES] if e in latest)
+                targets = dict.fromkeys(
+                    latest[e] for e in entities[:MAX_RELATED_EDGES] if e in latest
                 )
-                if targets:
-                    native.add_edges(
-                        ids[slot],
-                        [Edge(t, EdgeType.RELATED_TO, RELATED_CONFIDENCE) for t in targets],
-                    )
-                    edges += len(targets)
+                for linked in targets:
+                    if linked in slot_of:
+                        item_edges.append(
+                            (slot, slot_of[linked], EdgeType.RELATED_TO, RELATED_CONFIDENCE)
+                        )
+                    elif _stored(native, linked, known):
+                        items[slot].setdefault("edges", []).append(
+                            Edge(linked, EdgeType.RELATED_TO, RELATED_CONFIDENCE)
+                        )
                 records.append({"id": ids[slot], "entities": entities})
                 for entity in entities:
                     latest[entity] = ids[slot]
@@ -211,21 +219,39 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
             for entity in record["entities"]:
                 latest[entity] = record["id"]
         new_sections[section.hash] = records
-    for source, target, kind in relations:
-        native.add_edges(ids[slots[source]], [Edge(ids[slots[target]], kind, RELATION_CONFIDENCE)])
-        edges += 1
+    for source, target, kind in dict.fromkeys(relations):
+        if source != target:
+            item_edges.append((slots[source], slots[target], kind, RELATION_CONFIDENCE))
     gone = [h for h in old_sections if h not in new_sections]
-    _forget(
-        native,
-        [r["id"] for h in gone for r in old_sections[h]]
-        + ([manifest["document"]] if manifest else []),
+    forget = [r["id"] for h in gone for r in old_sections[h]]
+    forget += [manifest["document"]] if manifest else []
+    value = {"sha256": digest, "document": ids[0], "sections": new_sections}
+    requests = parse(RememberManyRequest, {"items": items}).items
+    rows, matrix = engine._remember_rows(requests)
+    native.write_atomic(
+        rows,
+        matrix,
+        ids=ids,
+        item_edges=item_edges,
+        forget=forget,
+        state=[(MANIFEST_PREFIX + str(path), json.dumps(value).encode())],
     )
     counts.add("sections_removed", len(gone))
     counts.add("propositions", len(items) - 1)
-    counts.add("edges", edges)
+    counts.add("edges", len(item_edges) + sum(len(item.get("edges", [])) for item in items))
     counts.add("files_indexed")
-    value = {"sha256": digest, "document": ids[0], "sections": new_sections}
-    native.state_put(MANIFEST_PREFIX + str(path), json.dumps(value).encode())
+
+
+def _stored(native: NativeEngine, memory_id: str, known: dict[str, bool]) -> bool:
+    """Whether a kept proposition is still stored (one may have been forgotten by hand since
+    the last indexing), remembered in ``known``."""
+    if memory_id not in known:
+        try:
+            native.get(memory_id)
+            known[memory_id] = True
+        except NotFoundError:
+            known[memory_id] = False
+    return known[memory_id]
 
 
 def forget_vanished(

@@ -31,6 +31,9 @@ pub struct ItemEdge {
 pub struct AtomicWrite {
     /// Memories to store (their `edges` point at existing memories).
     pub items: Vec<RememberInput>,
+    /// The ids of `items`, when the caller chose them (fresh [`MemoryId::new`] ids, so that a
+    /// state entry of the same write can name them); empty: the engine picks them.
+    pub ids: Vec<MemoryId>,
     /// Edges between `items`.
     pub item_edges: Vec<ItemEdge>,
     /// Existing memories to forget, with forget's cascade; unknown ids are skipped.
@@ -54,6 +57,21 @@ impl AtomicWrite {
     /// Returns the items' embedding dimension (0 without items).
     fn validate(&self, now: u64) -> Result<usize> {
         let dimension = validate_inputs(&self.items, now, |i| format!("items[{i}]."))?;
+        if !self.ids.is_empty() {
+            if self.ids.len() != self.items.len() {
+                return Err(HebbsError::invalid(
+                    "ids",
+                    format!("{} ids for {} items", self.ids.len(), self.items.len()),
+                ));
+            }
+            let mut seen = HashSet::new();
+            if let Some(i) = self.ids.iter().position(|id| !seen.insert(*id)) {
+                return Err(HebbsError::invalid(
+                    format!("ids[{i}]"),
+                    format!("{} appears twice", self.ids[i]),
+                ));
+            }
+        }
         let mut held: Vec<usize> = self.items.iter().map(|item| item.edges.len()).collect();
         for (k, edge) in self.item_edges.iter().enumerate() {
             let field = |name: &str| format!("item_edges[{k}].{name}");
@@ -100,7 +118,8 @@ impl AtomicWrite {
 
 impl Engine {
     /// Commits `write` as one atomic batch (see the module docs): all of it, or nothing and an
-    /// `InvalidInput` naming the field at fault. An item's edge to an existing memory needs its
+    /// `InvalidInput` naming the field at fault. Chosen ids must be new (`ids[i]`: not stored,
+    /// not forgotten, not repeated). An item's edge to an existing memory needs its
     /// target to exist and not be forgotten by this same write (`items[i].edges[e].target`).
     pub fn write_atomic(&self, write: AtomicWrite) -> Result<AtomicWriteOutput> {
         self.check_open()?;
@@ -108,11 +127,17 @@ impl Engine {
         let dimension = write.validate(now)?;
         let AtomicWrite {
             items,
+            ids,
             item_edges,
             forget,
             state,
         } = write;
-        let ids: Vec<MemoryId> = items.iter().map(|_| MemoryId::new()).collect();
+        let chosen = !ids.is_empty();
+        let ids: Vec<MemoryId> = if chosen {
+            ids
+        } else {
+            items.iter().map(|_| MemoryId::new()).collect()
+        };
         let mut extra: Vec<Vec<Edge>> = vec![Vec::new(); items.len()];
         for edge in &item_edges {
             extra[edge.source].push(Edge {
@@ -122,6 +147,16 @@ impl Engine {
             });
         }
         let mut writer = self.writer.lock();
+        if chosen {
+            for (i, id) in ids.iter().enumerate() {
+                if self.store.contains(id)? || self.store.tombstone(id)?.is_some() {
+                    return Err(HebbsError::invalid(
+                        format!("ids[{i}]"),
+                        format!("memory {id} exists or was forgotten; pass a fresh id"),
+                    ));
+                }
+            }
+        }
         let mut selected = Vec::new();
         let mut seen = HashSet::new();
         for id in forget {

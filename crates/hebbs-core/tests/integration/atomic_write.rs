@@ -146,6 +146,12 @@ fn an_invalid_part_refuses_the_whole_write() {
             Box::new(|w| w.items[1].embedding = vec![1.0; DIM + 1]),
         ),
         ("state[0].name", Box::new(|w| w.state[0].0 = String::new())),
+        ("ids", Box::new(|w| w.ids = vec![MemoryId::new()])),
+        (
+            "ids[2]",
+            Box::new(|w| w.ids = vec![w.ids[0], MemoryId::new(), w.ids[0]]),
+        ),
+        ("ids[1]", Box::new(move |w| w.ids[1] = existing.id)),
         (
             "items[0].edges[0].target",
             Box::new(move |w| {
@@ -159,6 +165,7 @@ fn an_invalid_part_refuses_the_whole_write() {
     ];
     for (field, spoil) in cases {
         let mut write = chain(&["a new", "b new", "c new"], &mut rng);
+        write.ids = (0..3).map(|_| MemoryId::new()).collect();
         write.forget = vec![existing.id];
         write.state = vec![("unit/x".to_owned(), Some(b"1".to_vec()))];
         spoil(&mut write);
@@ -196,8 +203,13 @@ fn atomic_write_child() {
         let contents: Vec<String> = (0..UNIT).map(|i| format!("unit {unit} part {i}")).collect();
         let names: Vec<&str> = contents.iter().map(String::as_str).collect();
         let mut write = chain(&names, &mut rng);
+        write.ids = (0..UNIT).map(|_| MemoryId::new()).collect();
+        let mut manifest = unit.to_le_bytes().to_vec();
+        for id in &write.ids {
+            manifest.extend_from_slice(id.as_bytes());
+        }
         write.forget = previous.clone();
-        write.state = vec![("unit/latest".to_owned(), Some(unit.to_le_bytes().to_vec()))];
+        write.state = vec![("unit/latest".to_owned(), Some(manifest))];
         let output = engine.write_atomic(write).unwrap();
         previous = output.memories.iter().map(|m| m.id).collect();
         writeln!(out, "ACK {unit}").unwrap();
@@ -238,7 +250,11 @@ fn sigkill_during_atomic_writes_leaves_whole_units() {
         .state_get("unit/latest")
         .unwrap()
         .expect("a unit landed");
-    let latest = u64::from_le_bytes(latest.try_into().unwrap());
+    let named: Vec<MemoryId> = latest[8..]
+        .chunks(16)
+        .map(|bytes| MemoryId::from_slice(bytes, "id").unwrap())
+        .collect();
+    let latest = u64::from_le_bytes(latest[..8].try_into().unwrap());
     assert!(
         latest >= acked,
         "acknowledged unit {acked} lost (latest {latest})"
@@ -265,6 +281,11 @@ fn sigkill_during_atomic_writes_leaves_whole_units() {
     let mut parts = units.remove(&latest).unwrap();
     parts.sort();
     assert_eq!(parts.len(), UNIT, "the unit is whole");
+    let stored: Vec<MemoryId> = parts.iter().map(|(_, id)| *id).collect();
+    assert_eq!(
+        stored, named,
+        "the state written with the unit names its memories"
+    );
     for pair in parts.windows(2) {
         assert!(has_edge(
             &engine,
