@@ -3,7 +3,8 @@
 rule-based answer to it (:func:`offline_extract`); the answer's schema is in :mod:`.schemas`.
 
 Offline: each sentence (sentencex's rule-based segmentation) of a section is a proposition,
-with whitespace and markup normalised. Entities are proper names: runs of capitalised words,
+with whitespace and markup normalised (one longer than ``MAX_PROPOSITION_CHARS`` is cut
+between words into several). Entities are proper names: runs of capitalised words,
 CamelCase words and acronyms (a capitalised function word opening a sentence is not a name,
 nor a single ordinary word there, :func:`.phrases.common_word`: "Engineers fixed it"),
 then every mention of a name already found in the file, whatever its case ("CloudVault" and
@@ -27,6 +28,7 @@ from hebbs.reflect.extractive import STOP_WORDS
 
 from .constants import MIN_PROPOSITION_CHARS, SEGMENT_LANGUAGE
 from .phrases import common_word, first_verb, noun_phrases
+from .schemas import MAX_PROPOSITION_CHARS
 
 _NAME = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{2,}[0-9]*|[A-Z][A-Za-z0-9&'\-]*)"
@@ -229,6 +231,21 @@ def _role(sentence: str, main: str | None) -> tuple[str | None, str | None]:
     return action, outcome
 
 
+def _pieces(sentence: str) -> list[str]:
+    """``sentence`` (empty: none) in pieces of at most ``MAX_PROPOSITION_CHARS``, cut between
+    words (a run-on "sentence" of a whole page is several propositions)."""
+    pieces: list[str] = []
+    current = ""
+    for word in sentence.split(" "):
+        word = word[:MAX_PROPOSITION_CHARS]
+        if current and len(current) + 1 + len(word) > MAX_PROPOSITION_CHARS:
+            pieces.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    return [*pieces, current] if current.strip() else pieces
+
+
 def _opener(sentence: str) -> str | None:
     lowered = sentence.lower().lstrip()
     if any(lowered.startswith(opener) for opener in CAUSAL_OPENERS):
@@ -244,7 +261,11 @@ def offline_extract(data: dict[str, Any]) -> dict[str, Any]:
 
     sections: list[dict[str, str]] = data["sections"]
     split = [
-        [" ".join(s.split()) for s in segment(SEGMENT_LANGUAGE, section["text"]) if s.strip()]
+        [
+            piece
+            for s in segment(SEGMENT_LANGUAGE, section["text"])
+            for piece in _pieces(" ".join(s.split()))
+        ]
         for section in sections
     ]
     known: dict[str, str] = {}

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hebbs._convert import invalid
-from hebbs._native import Edge, EdgeType, MemoryKind, NativeEngine
+from hebbs._native import MAX_ENTITY_ID_BYTES, Edge, EdgeType, MemoryKind, NativeEngine
 from hebbs.api.requests import RememberManyRequest, parse
 from hebbs.errors import NotFoundError
 from hebbs.llm import LLMProvider
@@ -164,8 +164,8 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
     slots: dict[tuple[str, int], int] = {}
     for section in fresh:
         for position, (_, proposition) in enumerate(extracted[section.hash]):
-            entities = [e for e in (normalise_entity(n) for n in proposition.entities) if e]
-            main = normalise_entity(proposition.main_entity) if proposition.main_entity else None
+            entities = [e for e in map(_entity_id, proposition.entities) if e]
+            main = _entity_id(proposition.main_entity) if proposition.main_entity else None
             slots[(section.hash, position)] = len(items)
             items.append(
                 {
@@ -240,6 +240,13 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
     counts.add("propositions", len(items) - 1)
     counts.add("edges", len(item_edges) + sum(len(item.get("edges", [])) for item in items))
     counts.add("files_indexed")
+
+
+def _entity_id(name: str) -> str | None:
+    """The entity id of extracted ``name``, or None when it normalises to nothing or is too
+    long to be one (over ``MAX_ENTITY_ID_BYTES``)."""
+    entity = normalise_entity(name)
+    return entity if entity and len(entity.encode()) <= MAX_ENTITY_ID_BYTES else None
 
 
 def _stored(native: NativeEngine, memory_id: str, known: dict[str, bool]) -> bool:
