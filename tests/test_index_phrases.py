@@ -113,6 +113,10 @@ def test_found_phrases_and_rejected_junk() -> None:
         "pricing page",
         "customer",
     }, "generic modifiers stripped, plural head singular"
+    assert _found("The CloudVault backup job failed at noon.") == {"backup job"}, (
+        "the name is the name extractor's; noon is a time"
+    )
+    assert _found("Engineers fixed the Acme Corp backup job.") == {"engineer", "backup job"}
     subjects = [p.text for p in noun_phrases("The support team answered the ticket.") if p.subject]
     assert subjects == ["support team"]
     assert not any(p.subject for p in noun_phrases("It reached the support team."))

@@ -10,9 +10,10 @@ depends on NLTK, whose data is never used here). On the tags, a rule-based chunk
   as a modifier: "the hiring plan"), so determiners, possessives, numbers, pronouns, verbs,
   prepositions and punctuation split phrases and never belong to one;
 - leading generic modifiers (``GENERIC_MODIFIERS``: "new", "several", "last", ...) and stop words
-  are stripped; a phrase whose words are all stop words or generic nouns (``GENERIC_NOUNS``:
-  "weeks", "thing", "result", ...) is rejected, and so is a run of proper nouns only, which the
-  name extractor owns;
+  are stripped, and so are leading proper nouns ("the CloudVault backup job" is the name
+  "CloudVault" and the phrase "backup job"); a phrase whose words are all stop words or generic
+  nouns (``GENERIC_NOUNS``: "weeks", "thing", "result", ...) is rejected, and so is a run of
+  proper nouns only, which the name extractor owns;
 - the head (last word) of a plural phrase is singularised with textblob's inflection rules
   ("enterprise customers" meets "enterprise customer"); the entity id is then normalised like a
   name (:func:`hebbs.index.extract.normalise_entity`).
@@ -93,6 +94,8 @@ GENERIC_NOUNS: Final = frozenset(
         "tomorrow",
         "yesterday",
         "morning",
+        "noon",
+        "midnight",
         "evening",
         "night",
         "thing",
@@ -199,6 +202,14 @@ def _is_word(token: str) -> bool:
     return any(c.isalpha() for c in token) and all(c.isalnum() or c in "-'&." for c in token)
 
 
+def _name_like(word: str, pos: str, first: bool) -> bool:
+    """Whether a token is (part of) a name: a proper noun or a capitalised word, unless it is
+    an ordinary word capitalised because it opens the sentence."""
+    if first and common_word(word):
+        return False
+    return pos in _PROPER_TAGS or any(c.isupper() for c in word)
+
+
 def _generic(word: str) -> bool:
     lowered = _singular(word.lower())
     return lowered in STOP_WORDS or lowered in GENERIC_NOUNS or len(lowered) < 2
@@ -217,8 +228,15 @@ def _close(run: list[tuple[str, str]], start: int, subject: bool) -> Phrase | No
         run, start = run[1:], start + 1
     if not run or all(_generic(word) for word, _ in run):
         return None
-    if all(tag in _PROPER_TAGS for _, tag in run):
+    named = 0
+    while named < len(run) and _name_like(*run[named], first=start + named == 0):
+        named += 1
+    if named == len(run):
         return None
+    if named and run[-1][1] in _NOUN_TAGS:
+        run, start = run[named:], start + named
+        if all(_generic(word) for word, _ in run):
+            return None
     words = [word for word, _ in run]
     if run[-1][1] in ("NNS", "NNPS"):
         words[-1] = _singular(words[-1])

@@ -13,7 +13,7 @@ earlier proposition of the file sharing an entity, at most ``MAX_RELATED_EDGES``
 beforehand, their edges (between them and to kept propositions), forgets the memories of the
 sections gone and the previous ``document`` memory, and writes the file's new manifest: a
 crash or an error leaves the file as it was before, or wholly indexed. A file gone from an
-indexed folder has all its memories forgotten.
+indexed folder has all its memories forgotten and its manifest deleted, in one write too.
 
 Each proposition: ``entity_id`` its main entity, normalised (:func:`.extract.normalise_entity`);
 ``created_at`` the indexing time plus its position in the file (microseconds), so an entity's
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from hebbs._convert import invalid
 from hebbs._native import MAX_ENTITY_ID_BYTES, Edge, EdgeType, MemoryKind, NativeEngine
 from hebbs.api.requests import RememberManyRequest, parse
@@ -95,11 +96,6 @@ def files_of(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
 def _manifest(native: NativeEngine, path: Path) -> dict[str, Any] | None:
     raw = native.state_get(MANIFEST_PREFIX + str(path))
     return None if raw is None else dict(json.loads(raw))
-
-
-def _forget(native: NativeEngine, ids: list[str]) -> None:
-    if ids:
-        native.forget(ids=ids, limit=len(ids))
 
 
 def _extract(provider: LLMProvider, sections: list[Section]) -> list[tuple[int, Extraction]]:
@@ -273,8 +269,12 @@ def forget_vanished(
                 continue
             manifest = json.loads(raw)
             ids = [r["id"] for records in manifest["sections"].values() for r in records]
-            _forget(native, [*ids, manifest["document"]])
-            native.state_put(name, None)
+            native.write_atomic(
+                [],
+                np.zeros((0, 1), dtype=np.float32),
+                forget=[*ids, manifest["document"]],
+                state=[(name, None)],
+            )
             counts.add("files_removed")
 
 
