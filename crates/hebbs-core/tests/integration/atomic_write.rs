@@ -17,6 +17,9 @@ const UNIT: usize = 5;
 const ACKS_BEFORE_KILL: usize = 150;
 const DIR_VAR: &str = "HEBBS_ATOMIC_DIR";
 
+/// A change that makes a valid write invalid.
+type Spoil = Box<dyn Fn(&mut AtomicWrite)>;
+
 fn chain(contents: &[&str], rng: &mut Rng) -> AtomicWrite {
     AtomicWrite {
         items: contents
@@ -120,7 +123,7 @@ fn an_invalid_part_refuses_the_whole_write() {
     let existing = engine
         .remember(input("existing", rng.vector(DIM), None, None))
         .unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&mut AtomicWrite)>)> = vec![
+    let cases: Vec<(&str, Spoil)> = vec![
         (
             "item_edges[1].target",
             Box::new(|w| w.item_edges[1].target = 9),
