@@ -164,6 +164,17 @@ fn remember_inputs(
     Ok(inputs)
 }
 
+/// `parse` of an optional argument; an empty list when it is missing or None.
+fn or_empty<'py, T>(
+    object: Option<&Bound<'py, PyAny>>,
+    parse: impl FnOnce(&Bound<'py, PyAny>) -> PyResult<Vec<T>>,
+) -> PyResult<Vec<T>> {
+    match object.filter(|object| !object.is_none()) {
+        Some(object) => parse(object),
+        None => Ok(Vec::new()),
+    }
+}
+
 /// `write_atomic`'s `item_edges`: `(source, target, edge_type, confidence)` tuples.
 fn extract_item_edges(object: &Bound<'_, PyAny>) -> PyResult<Vec<ItemEdge>> {
     let shape = "expected (source, target, edge_type, confidence)";
@@ -671,24 +682,10 @@ impl NativeEngine {
     ) -> PyResult<(Vec<Memory>, ForgetResult)> {
         let write = AtomicWrite {
             items: remember_inputs(items, embeddings)?,
-            ids: ids
-                .filter(|object| !object.is_none())
-                .map(|object| extract_ids(object, "ids"))
-                .transpose()?
-                .unwrap_or_default(),
-            item_edges: match item_edges.filter(|object| !object.is_none()) {
-                Some(object) => extract_item_edges(object)?,
-                None => Vec::new(),
-            },
-            forget: forget
-                .filter(|object| !object.is_none())
-                .map(|object| extract_ids(object, "forget"))
-                .transpose()?
-                .unwrap_or_default(),
-            state: match state.filter(|object| !object.is_none()) {
-                Some(object) => extract_state(object)?,
-                None => Vec::new(),
-            },
+            ids: or_empty(ids, |object| extract_ids(object, "ids"))?,
+            item_edges: or_empty(item_edges, extract_item_edges)?,
+            forget: or_empty(forget, |object| extract_ids(object, "forget"))?,
+            state: or_empty(state, extract_state)?,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.write_atomic(write))?;
