@@ -544,6 +544,17 @@ class NativeEngine:
     @property
     def closed(self) -> bool: ...
     def add_edges(self, id: bytes | str, edges: Iterable[Edge]) -> None: ...
+    @staticmethod
+    def new_ids(count: int) -> list[bytes]: ...
+    def write_atomic(
+        self,
+        items: list[dict[str, Any]],
+        embeddings: NDArray[np.float32],
+        ids: Iterable[bytes | str] | None = None,
+        item_edges: Iterable[tuple[int, int, EdgeType | str, float]] | None = None,
+        forget: Iterable[bytes | str] | None = None,
+        state: Iterable[tuple[str, bytes | None]] | None = None,
+    ) -> tuple[list[Memory], ForgetResult]: ...
     def restore_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
     ) -> None: ...

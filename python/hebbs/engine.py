@@ -336,6 +336,13 @@ class Hebbs:
         requests = parse(RememberManyRequest, locals()).items
         if not requests:
             return []
+        return self._native.remember_many(*self._remember_rows(requests))
+
+    def _remember_rows(
+        self, requests: Sequence[RememberRequest]
+    ) -> tuple[list[dict[str, Any]], NDArray[np.float32]]:
+        """The native rows and embedding matrix of parsed ``remember_many`` items (embedding
+        the ones without a vector in one batch)."""
         for index, item in enumerate(requests):
             if item.dedup:
                 raise invalid(f"items[{index}].dedup", "dedup applies to remember one at a time")
@@ -355,7 +362,7 @@ class Hebbs:
         if len(dims) != 1:
             raise invalid("items", f"embeddings of different dimensions {sorted(dims)}")
         matrix = np.stack([vector for vector in vectors if vector is not None])
-        return self._native.remember_many(rows, matrix)
+        return rows, matrix
 
     def get(self, id: MemoryIdLike, include_embedding: bool = False) -> Memory:
         """The memory with ``id``; raises :class:`~hebbs.errors.NotFoundError`."""

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use hebbs_core::engine::{
-    AutoForget, ListRequest, RememberInput, RevisionInput, DEFAULT_LIST_PAGE,
-    DEFAULT_TOMBSTONE_PAGE,
+    AtomicWrite, AutoForget, ItemEdge, ListRequest, RememberInput, RevisionInput,
+    DEFAULT_LIST_PAGE, DEFAULT_TOMBSTONE_PAGE,
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
@@ -30,7 +30,9 @@ use crate::restore::restore_inputs;
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
 use crate::token_vectors::{extract_items, extract_pair, matrix_rows, to_arrays, TokenArrays};
-use crate::types::{extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights};
+use crate::types::{
+    extract_edge_type, extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights,
+};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
 /// names in errors.
@@ -90,6 +92,130 @@ fn vector_of(array: &PyReadonlyArray1<'_, f32>, field: &str) -> PyResult<Vec<f32
             Ok(vector)
         }
     })
+}
+
+/// The `RememberInput`s of `remember_many`'s `items` (dicts) and `embeddings` (one row each).
+fn remember_inputs(
+    items: &Bound<'_, PyList>,
+    embeddings: PyReadonlyArray2<'_, f32>,
+) -> PyResult<Vec<RememberInput>> {
+    let matrix = embeddings.as_array();
+    if matrix.nrows() != items.len() {
+        return Err(invalid(
+            "embeddings",
+            format!("{} rows for {} items", matrix.nrows(), items.len()),
+        ));
+    }
+    let mut inputs = Vec::with_capacity(items.len());
+    for (i, (item, row)) in items.iter().zip(matrix.rows()).enumerate() {
+        let prefix = format!("items[{i}].");
+        let dict = item
+            .cast::<PyDict>()
+            .map_err(|_| invalid_type(&format!("items[{i}]"), "expected a dict"))?;
+        let field = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            Ok(dict.get_item(name)?.filter(|value| !value.is_none()))
+        };
+        let content: String = field("content")?
+            .ok_or_else(|| invalid(&format!("{prefix}content"), "is required"))?
+            .extract()
+            .map_err(|_| invalid_type(&format!("{prefix}content"), "must be a str"))?;
+        let importance = match field("importance")? {
+            Some(value) => value
+                .extract::<f32>()
+                .map_err(|_| invalid_type(&format!("{prefix}importance"), "must be a number"))?,
+            None => hebbs_core::engine::DEFAULT_IMPORTANCE,
+        };
+        let entity_id = field("entity_id")?
+            .map(|value| value.extract::<String>())
+            .transpose()
+            .map_err(|_| invalid_type(&format!("{prefix}entity_id"), "must be a str"))?;
+        let created_at = field("created_at")?
+            .map(|value| value.extract::<u64>())
+            .transpose()
+            .map_err(|_| {
+                invalid_type(&format!("{prefix}created_at"), "must be a non-negative int")
+            })?;
+        let session_id = field("session_id")?
+            .map(|value| value.extract::<String>())
+            .transpose()
+            .map_err(|_| invalid_type(&format!("{prefix}session_id"), "must be a str"))?;
+        let mut input = new_input(
+            content,
+            row.iter().copied().collect(),
+            importance,
+            entity_id,
+            created_at,
+        );
+        input.session_id = session_id;
+        let mut input = with_context_and_edges(
+            input,
+            field("context")?.as_ref(),
+            field("edges")?.as_ref(),
+            &prefix,
+        )?;
+        if let Some(kind) = field("kind")? {
+            input.kind = extract_kind(&kind, &format!("{prefix}kind"))?;
+        }
+        input.token_vectors = field("token_vectors")?
+            .map(|pair| extract_pair(&pair, &format!("{prefix}token_vectors")))
+            .transpose()?;
+        inputs.push(input);
+    }
+    Ok(inputs)
+}
+
+/// `parse` of an optional argument; an empty list when it is missing or None.
+fn or_empty<'py, T>(
+    object: Option<&Bound<'py, PyAny>>,
+    parse: impl FnOnce(&Bound<'py, PyAny>) -> PyResult<Vec<T>>,
+) -> PyResult<Vec<T>> {
+    match object.filter(|object| !object.is_none()) {
+        Some(object) => parse(object),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// `write_atomic`'s `item_edges`: `(source, target, edge_type, confidence)` tuples.
+fn extract_item_edges(object: &Bound<'_, PyAny>) -> PyResult<Vec<ItemEdge>> {
+    let shape = "expected (source, target, edge_type, confidence)";
+    object
+        .try_iter()
+        .map_err(|_| invalid_type("item_edges", "expected an iterable of tuples"))?
+        .enumerate()
+        .map(|(k, item)| {
+            let field = format!("item_edges[{k}]");
+            let (source, target, edge_type, confidence) = item?
+                .extract::<(usize, usize, Bound<'_, PyAny>, f32)>()
+                .map_err(|_| invalid_type(&field, shape))?;
+            Ok(ItemEdge {
+                source,
+                target,
+                edge_type: extract_edge_type(&edge_type, &format!("{field}.edge_type"))?,
+                confidence,
+            })
+        })
+        .collect()
+}
+
+/// `write_atomic`'s `state`: `(name, bytes or None)` pairs.
+fn extract_state(object: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Option<Vec<u8>>)>> {
+    object
+        .try_iter()
+        .map_err(|_| invalid_type("state", "expected an iterable of (name, value) pairs"))?
+        .enumerate()
+        .map(|(k, item)| {
+            let (name, value) = item?
+                .extract::<(String, Bound<'_, PyAny>)>()
+                .map_err(|_| invalid_type(&format!("state[{k}]"), "expected (name, value)"))?;
+            if value.is_none() {
+                return Ok((name, None));
+            }
+            let bytes = value.cast::<PyBytes>().map_err(|_| {
+                invalid_type(&format!("state[{k}].value"), "expected bytes or None")
+            })?;
+            Ok((name, Some(bytes.as_bytes().to_vec())))
+        })
+        .collect()
 }
 
 /// The native engine handle.
@@ -182,68 +308,7 @@ impl NativeEngine {
         items: &Bound<'_, PyList>,
         embeddings: PyReadonlyArray2<'_, f32>,
     ) -> PyResult<Vec<Memory>> {
-        let matrix = embeddings.as_array();
-        if matrix.nrows() != items.len() {
-            return Err(invalid(
-                "embeddings",
-                format!("{} rows for {} items", matrix.nrows(), items.len()),
-            ));
-        }
-        let mut inputs = Vec::with_capacity(items.len());
-        for (i, (item, row)) in items.iter().zip(matrix.rows()).enumerate() {
-            let prefix = format!("items[{i}].");
-            let dict = item
-                .cast::<PyDict>()
-                .map_err(|_| invalid_type(&format!("items[{i}]"), "expected a dict"))?;
-            let field = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-                Ok(dict.get_item(name)?.filter(|value| !value.is_none()))
-            };
-            let content: String = field("content")?
-                .ok_or_else(|| invalid(&format!("{prefix}content"), "is required"))?
-                .extract()
-                .map_err(|_| invalid_type(&format!("{prefix}content"), "must be a str"))?;
-            let importance = match field("importance")? {
-                Some(value) => value.extract::<f32>().map_err(|_| {
-                    invalid_type(&format!("{prefix}importance"), "must be a number")
-                })?,
-                None => hebbs_core::engine::DEFAULT_IMPORTANCE,
-            };
-            let entity_id = field("entity_id")?
-                .map(|value| value.extract::<String>())
-                .transpose()
-                .map_err(|_| invalid_type(&format!("{prefix}entity_id"), "must be a str"))?;
-            let created_at = field("created_at")?
-                .map(|value| value.extract::<u64>())
-                .transpose()
-                .map_err(|_| {
-                    invalid_type(&format!("{prefix}created_at"), "must be a non-negative int")
-                })?;
-            let session_id = field("session_id")?
-                .map(|value| value.extract::<String>())
-                .transpose()
-                .map_err(|_| invalid_type(&format!("{prefix}session_id"), "must be a str"))?;
-            let mut input = new_input(
-                content,
-                row.iter().copied().collect(),
-                importance,
-                entity_id,
-                created_at,
-            );
-            input.session_id = session_id;
-            let mut input = with_context_and_edges(
-                input,
-                field("context")?.as_ref(),
-                field("edges")?.as_ref(),
-                &prefix,
-            )?;
-            if let Some(kind) = field("kind")? {
-                input.kind = extract_kind(&kind, &format!("{prefix}kind"))?;
-            }
-            input.token_vectors = field("token_vectors")?
-                .map(|pair| extract_pair(&pair, &format!("{prefix}token_vectors")))
-                .transpose()?;
-            inputs.push(input);
-        }
+        let inputs = remember_inputs(items, embeddings)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let memories = engine_call(py, move || engine.remember_many(inputs))?;
         memories
@@ -588,6 +653,48 @@ impl NativeEngine {
         let edges = extract_edges(edges, "edges")?;
         let engine = self.slot.get().map_err(to_py_err)?;
         engine_call(py, move || engine.add_edges(&id, &edges))
+    }
+
+    /// `count` fresh memory ids (time-ordered UUIDv7 bytes), for `write_atomic`'s `ids`.
+    #[staticmethod]
+    fn new_ids(py: Python<'_>, count: usize) -> Vec<Bound<'_, PyBytes>> {
+        (0..count)
+            .map(|_| PyBytes::new(py, hebbs_core::MemoryId::new().as_bytes()))
+            .collect()
+    }
+
+    /// Stores `items` and `embeddings` (as `remember_many`; under `ids` when given, fresh ids
+    /// from `new_ids`), the `item_edges` between them (`(source, target, edge_type,
+    /// confidence)`, by item position), forgets the ids of `forget` (with the cascade) and sets
+    /// the `state` entries (`(name, bytes or None)`), in one atomic write: all of it, or
+    /// nothing and an error naming the field. Returns the new memories and what the forget did.
+    #[pyo3(signature = (items, embeddings, ids = None, item_edges = None, forget = None, state = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn write_atomic(
+        &self,
+        py: Python<'_>,
+        items: &Bound<'_, PyList>,
+        embeddings: PyReadonlyArray2<'_, f32>,
+        ids: Option<&Bound<'_, PyAny>>,
+        item_edges: Option<&Bound<'_, PyAny>>,
+        forget: Option<&Bound<'_, PyAny>>,
+        state: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Vec<Memory>, ForgetResult)> {
+        let write = AtomicWrite {
+            items: remember_inputs(items, embeddings)?,
+            ids: or_empty(ids, |object| extract_ids(object, "ids"))?,
+            item_edges: or_empty(item_edges, extract_item_edges)?,
+            forget: or_empty(forget, |object| extract_ids(object, "forget"))?,
+            state: or_empty(state, extract_state)?,
+        };
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let output = engine_call(py, move || engine.write_atomic(write))?;
+        let memories = output
+            .memories
+            .into_iter()
+            .map(|memory| Memory::from_core(py, memory))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok((memories, output.forgotten.into()))
     }
 
     /// Stores a revision of memory `id`; fields left None are inherited.

@@ -3,12 +3,16 @@
 rule-based answer to it (:func:`offline_extract`); the answer's schema is in :mod:`.schemas`.
 
 Offline: each sentence (sentencex's rule-based segmentation) of a section is a proposition,
-with whitespace and markup normalised. Entities are proper names: runs of capitalised words,
-CamelCase words and acronyms (a capitalised function word opening a sentence is not a name),
+with whitespace and markup normalised (one longer than ``MAX_PROPOSITION_CHARS`` is cut
+between words into several). Entities are proper names: runs of capitalised words,
+CamelCase words and acronyms (a capitalised function word opening a sentence is not a name,
+nor a single ordinary word there, :func:`.phrases.common_word`: "Engineers fixed it"),
 then every mention of a name already found in the file, whatever its case ("CloudVault" and
-"cloudvault" meet). The main entity is the first one mentioned, else the previous
-proposition's in the same section ("It was delayed" stays about its subject). The role triple
-is the entities, the action (the first lower-case word after the main entity) and the outcome
+"cloudvault" meet); and the sentence's noun phrases (:mod:`.phrases`: "billing database",
+"enterprise customer"), in the order they are mentioned. The main entity is the first name
+mentioned, else the sentence's subject noun phrase, else the previous proposition's in the
+same section ("It was delayed" stays about its subject). The role triple
+is the entities, the action (the first verb after the main entity) and the outcome
 (the sentence's last content word). A sentence that opens with a causal connective ("As a
 result", "Therefore", "Because of this", ...) is ``caused_by`` the previous one; one that opens
 with a sequence connective ("Then", "After that", "Later", ...) ``followed_by`` it.
@@ -23,6 +27,8 @@ from hebbs.llm import LLMTask
 from hebbs.reflect.extractive import STOP_WORDS
 
 from .constants import MIN_PROPOSITION_CHARS, SEGMENT_LANGUAGE
+from .phrases import common_word, first_verb, noun_phrases
+from .schemas import MAX_PROPOSITION_CHARS
 
 _NAME = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{2,}[0-9]*|[A-Z][A-Za-z0-9&'\-]*)"
@@ -168,6 +174,9 @@ def _names(sentence: str) -> list[tuple[int, str]]:
         while words and words[0].lower() in NOT_NAMES:
             start += len(words[0]) + 1
             words = words[1:]
+        opening = not sentence[:start].strip(" \"'([")
+        if len(words) == 1 and opening and words[0].istitle() and common_word(words[0]):
+            continue
         if words:
             found.append((start, " ".join(words)))
     return found
@@ -186,18 +195,55 @@ def _mentions(sentence: str, known: dict[str, str]) -> list[tuple[int, str]]:
     return sorted(hits)
 
 
+def _entities(sentence: str, known: dict[str, str]) -> tuple[list[str], str | None]:
+    """The entity ids of ``sentence`` (names and noun phrases, first mention first, each once)
+    and its own main entity (the first name, else the subject noun phrase), if any."""
+    names = _mentions(sentence, known)
+    lowered = sentence.lower()
+    hits = list(names)
+    subject = None
+    for phrase in noun_phrases(sentence):
+        entity = normalise_entity(phrase.text)
+        if not entity:
+            continue
+        hits.append((lowered.find(phrase.text.split()[0].lower()), entity))
+        if phrase.subject:
+            subject = entity
+    ordered = [entity for _, entity in sorted(hits, key=lambda hit: hit[0])]
+    main = names[0][1] if names else subject
+    return list(dict.fromkeys(ordered)), main
+
+
 def _role(sentence: str, main: str | None) -> tuple[str | None, str | None]:
-    """The action (first lower-case word after the main entity) and the outcome (the last
-    content word)."""
+    """The action (the first verb after the main entity, else the first lower-case word after
+    it) and the outcome (the last content word)."""
     words = _WORD.findall(sentence)
     content = [w.lower() for w in words if w.lower() not in NOT_NAMES and len(w) > 2]
     outcome = content[-1] if content else None
     action = None
     if main is not None:
+        verb = first_verb(sentence, main.split()[-1])
+        if verb is not None:
+            return verb, outcome
         tail = sentence.lower().split(main.split()[-1], 1)
         rest = _WORD.findall(tail[1]) if len(tail) == 2 else []
         action = next((w for w in rest if w.islower() and w not in NOT_NAMES), None)
     return action, outcome
+
+
+def _pieces(sentence: str) -> list[str]:
+    """``sentence`` (empty: none) in pieces of at most ``MAX_PROPOSITION_CHARS``, cut between
+    words (a run-on "sentence" of a whole page is several propositions)."""
+    pieces: list[str] = []
+    current = ""
+    for word in sentence.split(" "):
+        word = word[:MAX_PROPOSITION_CHARS]
+        if current and len(current) + 1 + len(word) > MAX_PROPOSITION_CHARS:
+            pieces.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    return [*pieces, current] if current.strip() else pieces
 
 
 def _opener(sentence: str) -> str | None:
@@ -215,7 +261,11 @@ def offline_extract(data: dict[str, Any]) -> dict[str, Any]:
 
     sections: list[dict[str, str]] = data["sections"]
     split = [
-        [" ".join(s.split()) for s in segment(SEGMENT_LANGUAGE, section["text"]) if s.strip()]
+        [
+            piece
+            for s in segment(SEGMENT_LANGUAGE, section["text"])
+            for piece in _pieces(" ".join(s.split()))
+        ]
         for section in sections
     ]
     known: dict[str, str] = {}
@@ -232,15 +282,15 @@ def offline_extract(data: dict[str, Any]) -> dict[str, Any]:
         for sentence in sentences:
             if len(sentence) < MIN_PROPOSITION_CHARS:
                 continue
-            entities = [entity for _, entity in _mentions(sentence, known)]
-            main = entities[0] if entities else previous_main
+            entities, own = _entities(sentence, known)
+            main = own or previous_main
             action, outcome = _role(sentence, main)
             position = len(propositions)
             propositions.append(
                 {
                     "section": index,
                     "text": sentence,
-                    "entities": list(dict.fromkeys(entities)),
+                    "entities": entities,
                     "main_entity": main,
                     "action": action,
                     "outcome": outcome,

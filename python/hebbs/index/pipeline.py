@@ -6,12 +6,14 @@ Per file: its SHA-256 is compared with the manifest (an engine state entry per f
 ``MANIFEST_PREFIX``); an unchanged file costs one read and one hash. A changed or new file is
 split into sections (:mod:`.parse`); sections whose hash the manifest holds keep their
 propositions, new sections are extracted by the provider (batches of ``EXTRACT_BATCH_CHARS``
-per call; offline: :func:`.extract.offline_extract`), stored with one atomic ``remember_many``
-(one embedding batch), linked (``related_to`` to the latest earlier proposition of the file
-sharing an entity, at most ``MAX_RELATED_EDGES``; ``caused_by`` / ``followed_by`` where the
-extraction found the relation), and the memories of the sections gone and of the previous
-``document`` memory are forgotten. A file gone from an indexed folder has all its memories
-forgotten.
+per call; offline: :func:`.extract.offline_extract`) and linked (``related_to`` to the latest
+earlier proposition of the file sharing an entity, at most ``MAX_RELATED_EDGES``; ``caused_by``
+/ ``followed_by`` where the extraction found the relation). Then one core ``write_atomic``
+(one embedding batch, one RocksDB write batch) stores the file's new memories under ids chosen
+beforehand, their edges (between them and to kept propositions), forgets the memories of the
+sections gone and the previous ``document`` memory, and writes the file's new manifest: a
+crash or an error leaves the file as it was before, or wholly indexed. A file gone from an
+indexed folder has all its memories forgotten and its manifest deleted, in one write too.
 
 Each proposition: ``entity_id`` its main entity, normalised (:func:`.extract.normalise_entity`);
 ``created_at`` the indexing time plus its position in the file (microseconds), so an entity's
@@ -31,8 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from hebbs._convert import invalid
-from hebbs._native import Edge, EdgeType, MemoryKind, NativeEngine
+from hebbs._native import MAX_ENTITY_ID_BYTES, Edge, EdgeType, MemoryKind, NativeEngine
+from hebbs.api.requests import RememberManyRequest, parse
+from hebbs.errors import NotFoundError
 from hebbs.llm import LLMProvider
 
 from .constants import (
@@ -91,11 +97,6 @@ def files_of(paths: Sequence[str]) -> tuple[list[Path], list[Path]]:
 def _manifest(native: NativeEngine, path: Path) -> dict[str, Any] | None:
     raw = native.state_get(MANIFEST_PREFIX + str(path))
     return None if raw is None else dict(json.loads(raw))
-
-
-def _forget(native: NativeEngine, ids: list[str]) -> None:
-    if ids:
-        native.forget(ids=ids, limit=len(ids))
 
 
 def _extract(provider: LLMProvider, sections: list[Section]) -> list[tuple[int, Extraction]]:
@@ -160,8 +161,8 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
     slots: dict[tuple[str, int], int] = {}
     for section in fresh:
         for position, (_, proposition) in enumerate(extracted[section.hash]):
-            entities = [e for e in (normalise_entity(n) for n in proposition.entities) if e]
-            main = normalise_entity(proposition.main_entity) if proposition.main_entity else None
+            entities = [e for e in map(_entity_id, proposition.entities) if e]
+            main = _entity_id(proposition.main_entity) if proposition.main_entity else None
             slots[(section.hash, position)] = len(items)
             items.append(
                 {
@@ -180,11 +181,12 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
                 }
             )
             counts.entities.update(entities)
-    stored = engine.remember_many(items)
-    ids = [memory.id_hex for memory in stored]
+    ids = [raw_id.hex() for raw_id in NativeEngine.new_ids(len(items))]
+    slot_of = {memory_id: slot for slot, memory_id in enumerate(ids)}
+    item_edges: list[tuple[int, int, EdgeType | str, float]] = []
     new_sections: dict[str, list[dict[str, Any]]] = {}
     latest: dict[str, str] = {}
-    edges = 0
+    known: dict[str, bool] = {}
     for section in dict.fromkeys(sections):
         if section.hash in old_sections:
             records = old_sections[section.hash]
@@ -194,15 +196,18 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
             for position in range(len(extracted[section.hash])):
                 slot = slots[(section.hash, position)]
                 entities = items[slot]["context"]["entities"]
-                targets = list(
-                    dict.fromkeys(latest[e] for e in entities[:MAX_RELATED_EDGES] if e in latest)
+                targets = dict.fromkeys(
+                    latest[e] for e in entities[:MAX_RELATED_EDGES] if e in latest
                 )
-                if targets:
-                    native.add_edges(
-                        ids[slot],
-                        [Edge(t, EdgeType.RELATED_TO, RELATED_CONFIDENCE) for t in targets],
-                    )
-                    edges += len(targets)
+                for linked in targets:
+                    if linked in slot_of:
+                        item_edges.append(
+                            (slot, slot_of[linked], EdgeType.RELATED_TO, RELATED_CONFIDENCE)
+                        )
+                    elif _stored(native, linked, known):
+                        items[slot].setdefault("edges", []).append(
+                            Edge(linked, EdgeType.RELATED_TO, RELATED_CONFIDENCE)
+                        )
                 records.append({"id": ids[slot], "entities": entities})
                 for entity in entities:
                     latest[entity] = ids[slot]
@@ -211,21 +216,46 @@ def index_file(engine: Hebbs, provider: LLMProvider, path: Path, counts: Counts)
             for entity in record["entities"]:
                 latest[entity] = record["id"]
         new_sections[section.hash] = records
-    for source, target, kind in relations:
-        native.add_edges(ids[slots[source]], [Edge(ids[slots[target]], kind, RELATION_CONFIDENCE)])
-        edges += 1
+    for source, target, kind in dict.fromkeys(relations):
+        if source != target:
+            item_edges.append((slots[source], slots[target], kind, RELATION_CONFIDENCE))
     gone = [h for h in old_sections if h not in new_sections]
-    _forget(
-        native,
-        [r["id"] for h in gone for r in old_sections[h]]
-        + ([manifest["document"]] if manifest else []),
+    forget = [r["id"] for h in gone for r in old_sections[h]]
+    forget += [manifest["document"]] if manifest else []
+    value = {"sha256": digest, "document": ids[0], "sections": new_sections}
+    requests = parse(RememberManyRequest, {"items": items}).items
+    rows, matrix = engine._remember_rows(requests)
+    native.write_atomic(
+        rows,
+        matrix,
+        ids=ids,
+        item_edges=item_edges,
+        forget=forget,
+        state=[(MANIFEST_PREFIX + str(path), json.dumps(value).encode())],
     )
     counts.add("sections_removed", len(gone))
     counts.add("propositions", len(items) - 1)
-    counts.add("edges", edges)
+    counts.add("edges", len(item_edges) + sum(len(item.get("edges", [])) for item in items))
     counts.add("files_indexed")
-    value = {"sha256": digest, "document": ids[0], "sections": new_sections}
-    native.state_put(MANIFEST_PREFIX + str(path), json.dumps(value).encode())
+
+
+def _entity_id(name: str) -> str | None:
+    """The entity id of extracted ``name``, or None when it normalises to nothing or is too
+    long to be one (over ``MAX_ENTITY_ID_BYTES``)."""
+    entity = normalise_entity(name)
+    return entity if entity and len(entity.encode()) <= MAX_ENTITY_ID_BYTES else None
+
+
+def _stored(native: NativeEngine, memory_id: str, known: dict[str, bool]) -> bool:
+    """Whether a kept proposition is still stored (one may have been forgotten by hand since
+    the last indexing), remembered in ``known``."""
+    if memory_id not in known:
+        try:
+            native.get(memory_id)
+            known[memory_id] = True
+        except NotFoundError:
+            known[memory_id] = False
+    return known[memory_id]
 
 
 def forget_vanished(
@@ -240,8 +270,12 @@ def forget_vanished(
                 continue
             manifest = json.loads(raw)
             ids = [r["id"] for records in manifest["sections"].values() for r in records]
-            _forget(native, [*ids, manifest["document"]])
-            native.state_put(name, None)
+            native.write_atomic(
+                [],
+                np.zeros((0, 1), dtype=np.float32),
+                forget=[*ids, manifest["document"]],
+                state=[(name, None)],
+            )
             counts.add("files_removed")
 
 

@@ -1,5 +1,6 @@
 //! The public [`Engine`]: opens a store, keeps the vector index in line with it, and serves
-//! `remember`, `get`, `recall` and `health`; `add_edges`, `revise`/`lineage`,
+//! `remember`, `get`, `recall` and `health`; `write_atomic` (memories, their edges, forgets
+//! and state in one batch), `add_edges`, `revise`/`lineage`,
 //! `forget`/`forget_decayed`, `list_memories` and `put_token_vectors`/`get_token_vectors` live
 //! in their own files. It takes vectors; embedding text is the caller's job.
 //!
@@ -7,6 +8,7 @@
 //! (the vector index checkpoint) and `text/` (the full-text index).
 
 mod access_flush;
+mod atomic_write;
 mod auto_forget;
 mod clock;
 mod config;
@@ -33,6 +35,7 @@ use std::time::Instant;
 use parking_lot::{Mutex, RwLock};
 
 pub use access_flush::ACCESS_FLUSH_INTERVAL;
+pub use atomic_write::{AtomicWrite, AtomicWriteOutput, ItemEdge};
 pub use clock::now_us;
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
@@ -226,93 +229,103 @@ impl Engine {
         }
         let now = now_us();
         let many = inputs.len() > 1;
-        for (i, input) in inputs.iter().enumerate() {
-            let prefix = if many {
+        let prefix = |i: usize| {
+            if many {
                 format!("items[{i}].")
             } else {
                 String::new()
-            };
-            input.validate(&prefix, now)?;
-        }
-        let first_dimension = inputs[0].embedding.len();
-        if let Some(i) = inputs
-            .iter()
-            .position(|input| input.embedding.len() != first_dimension)
-        {
-            return Err(HebbsError::invalid(
-                format!("items[{i}].embedding"),
-                format!(
-                    "dimension {} differs from the batch's {first_dimension}",
-                    inputs[i].embedding.len()
-                ),
-            ));
-        }
+            }
+        };
+        let dimension = validate_inputs(&inputs, now, prefix)?;
         let mut writer = self.writer.lock();
-        let index = self.index_for(first_dimension)?;
+        let index = self.index_for(dimension)?;
         let mut batch = self.store.batch();
         let mut prepared = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.into_iter().enumerate() {
-            let prefix = if many {
-                format!("items[{i}].")
-            } else {
-                String::new()
+            let slot = NewSlot {
+                id: MemoryId::new(),
+                seq: writer.next_seq + i as u64,
+                now,
+                prefix: &prefix(i),
             };
-            if input.embedding.len() != index.dimension() {
-                return Err(HebbsError::invalid(
-                    format!("{prefix}embedding"),
-                    format!(
-                        "dimension {} does not match the store's {}",
-                        input.embedding.len(),
-                        index.dimension()
-                    ),
-                ));
-            }
-            for (e, edge) in input.edges.iter().enumerate() {
-                if !self.store.contains(&edge.target)? {
-                    return Err(HebbsError::invalid(
-                        format!("{prefix}edges[{e}].target"),
-                        format!("no memory with id {}", edge.target),
-                    ));
-                }
-            }
-            let mut vector = input.embedding;
-            normalize(&mut vector);
-            let created_at = input.created_at.unwrap_or(now);
-            let record = StoredMemory {
-                kind: input.kind,
-                importance: input.importance,
-                created_at,
-                updated_at: now,
-                entity_id: input.entity_id,
-                content: input.content,
-                context: input.context,
-                superseded: false,
-            };
-            let id = MemoryId::new();
-            let seq = writer.next_seq + i as u64;
-            batch.put_memory(&id, &record, &vector, &input.edges, seq);
-            if let Some(session) = &input.session_id {
-                batch.touch_session(session, now, &id);
-                batch.put_conversation_turn(session, created_at, seq, &id);
-            }
-            if let Some(vectors) = &input.token_vectors {
-                batch.put_token_vectors(&id, vectors);
-            }
-            prepared.push((id, record, vector));
+            prepared.push(self.prepare_new(&mut batch, &index, input, &[], slot)?);
         }
         self.commit_new(&mut writer, batch, &index, &prepared)?;
+        self.publish_new(&prepared, now);
+        self.checkpoint_if_due(&mut writer, &index)?;
+        drop(writer);
+        Ok(assemble_new(prepared, now))
+    }
+
+    /// Queues the new memory `slot.id` from `input` (plus `extra` edges, to memories of the
+    /// same batch) into `batch`, after checking its dimension against `index` and that its
+    /// edges' targets exist.
+    fn prepare_new(
+        &self,
+        batch: &mut crate::store::StoreBatch<'_>,
+        index: &VectorIndex,
+        input: RememberInput,
+        extra: &[crate::memory::Edge],
+        slot: NewSlot<'_>,
+    ) -> Result<(MemoryId, StoredMemory, Vec<f32>)> {
+        let NewSlot {
+            id,
+            seq,
+            now,
+            prefix,
+        } = slot;
+        if input.embedding.len() != index.dimension() {
+            return Err(HebbsError::invalid(
+                format!("{prefix}embedding"),
+                format!(
+                    "dimension {} does not match the store's {}",
+                    input.embedding.len(),
+                    index.dimension()
+                ),
+            ));
+        }
+        for (e, edge) in input.edges.iter().enumerate() {
+            if !self.store.contains(&edge.target)? {
+                return Err(HebbsError::invalid(
+                    format!("{prefix}edges[{e}].target"),
+                    format!("no memory with id {}", edge.target),
+                ));
+            }
+        }
+        let mut vector = input.embedding;
+        normalize(&mut vector);
+        let created_at = input.created_at.unwrap_or(now);
+        let record = StoredMemory {
+            kind: input.kind,
+            importance: input.importance,
+            created_at,
+            updated_at: now,
+            entity_id: input.entity_id,
+            content: input.content,
+            context: input.context,
+            superseded: false,
+        };
+        let mut edges = input.edges;
+        edges.extend_from_slice(extra);
+        batch.put_memory(&id, &record, &vector, &edges, seq);
+        if let Some(session) = &input.session_id {
+            batch.touch_session(session, now, &id);
+            batch.put_conversation_turn(session, created_at, seq, &id);
+        }
+        if let Some(vectors) = &input.token_vectors {
+            batch.put_token_vectors(&id, vectors);
+        }
+        Ok((id, record, vector))
+    }
+
+    /// Tells the subscriptions about memories just committed.
+    fn publish_new(&self, prepared: &[(MemoryId, StoredMemory, Vec<f32>)], now: u64) {
         self.subscriptions.publish(
             prepared
                 .iter()
                 .map(|(id, record, vector)| (id, record, vector.as_slice())),
             now,
         );
-        self.checkpoint_if_due(&mut writer, &index)?;
-        drop(writer);
-        Ok(prepared
-            .into_iter()
-            .map(|(id, record, _)| Memory::assemble(id, record, 0, 0, None, now))
-            .collect())
     }
 
     /// Commits `batch`, which adds the memories `prepared` (with the counters and, for the
@@ -607,6 +620,49 @@ impl Engine {
         }
         self.store.flush()
     }
+}
+
+/// Where a new memory goes: its id, its changelog sequence, the write's time and the prefix of
+/// its field names in errors (`items[i].`).
+struct NewSlot<'p> {
+    id: MemoryId,
+    seq: u64,
+    now: u64,
+    prefix: &'p str,
+}
+
+/// Validates `inputs` (field names prefixed by `prefix(i)`) and returns their common
+/// embedding dimension.
+fn validate_inputs(
+    inputs: &[RememberInput],
+    now: u64,
+    prefix: impl Fn(usize) -> String,
+) -> Result<usize> {
+    for (i, input) in inputs.iter().enumerate() {
+        input.validate(&prefix(i), now)?;
+    }
+    let first_dimension = inputs.first().map_or(0, |input| input.embedding.len());
+    if let Some(i) = inputs
+        .iter()
+        .position(|input| input.embedding.len() != first_dimension)
+    {
+        return Err(HebbsError::invalid(
+            format!("items[{i}].embedding"),
+            format!(
+                "dimension {} differs from the batch's {first_dimension}",
+                inputs[i].embedding.len()
+            ),
+        ));
+    }
+    Ok(first_dimension)
+}
+
+/// The memories just stored, as returned to the caller.
+fn assemble_new(prepared: Vec<(MemoryId, StoredMemory, Vec<f32>)>, now: u64) -> Vec<Memory> {
+    prepared
+        .into_iter()
+        .map(|(id, record, _)| Memory::assemble(id, record, 0, 0, None, now))
+        .collect()
 }
 
 impl Drop for Engine {

@@ -28,6 +28,26 @@ fn check_name(name: &str, field: &str, prefix: bool) -> Result<()> {
     Ok(())
 }
 
+/// Checks a state entry to set: `name` (field `name_field`) and, unless a delete, `value`
+/// (field `value_field`) within bounds.
+pub(super) fn check_state_entry(
+    name: &str,
+    value: Option<&[u8]>,
+    name_field: &str,
+    value_field: &str,
+) -> Result<()> {
+    check_name(name, name_field, false)?;
+    if let Some(value) = value {
+        if value.len() > MAX_STATE_VALUE_BYTES {
+            return Err(HebbsError::invalid(
+                value_field,
+                format!("{} bytes is over {MAX_STATE_VALUE_BYTES}", value.len()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Engine {
     /// The value stored under state `name`, if any.
     pub fn state_get(&self, name: &str) -> Result<Option<Vec<u8>>> {
@@ -40,15 +60,7 @@ impl Engine {
     /// is `None`.
     pub fn state_put(&self, name: &str, value: Option<&[u8]>) -> Result<()> {
         self.check_open()?;
-        check_name(name, "name", false)?;
-        if let Some(value) = value {
-            if value.len() > MAX_STATE_VALUE_BYTES {
-                return Err(HebbsError::invalid(
-                    "value",
-                    format!("{} bytes is over {MAX_STATE_VALUE_BYTES}", value.len()),
-                ));
-            }
-        }
+        check_state_entry(name, value, "name", "value")?;
         self.store.state_put(name, value)
     }
 

@@ -4,6 +4,7 @@
 
 use rocksdb::{Direction, IteratorMode, ReadOptions};
 
+use super::batch::StoreBatch;
 use super::column_families::META;
 use super::db::Store;
 use crate::error::Result;
@@ -50,6 +51,17 @@ impl Store {
             found.push((name, value.to_vec()));
         }
         Ok(found)
+    }
+}
+
+impl StoreBatch<'_> {
+    /// Queues setting state `name` to `value`, or deleting it when `value` is `None`.
+    pub fn put_state(&mut self, name: &str, value: Option<&[u8]>) {
+        let cf = self.store.cf(META);
+        match value {
+            Some(value) => self.batch.put_cf(cf, state_key(name), value),
+            None => self.batch.delete_cf(cf, state_key(name)),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Integration tests of hebbs-core on real RocksDB stores, in one test binary.
 
 mod access_counts;
+mod atomic_write;
 mod checkpoint_corruption;
 mod common;
 mod concurrency;
