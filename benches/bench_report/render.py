@@ -42,6 +42,18 @@ def ms(value: float) -> str:
     return f"{value:.3f}"
 
 
+def point_cells(n: int, system: str, point: dict[str, Any]) -> list[str]:
+    """Size, system, setting, p50, p99 and recall@10 of one measured setting."""
+    return [
+        f"{n:,}",
+        system,
+        point["knob"],
+        ms(point["p50_ms"]),
+        ms(point["p99_ms"]),
+        f"{point['recall_at_10']:.3f}",
+    ]
+
+
 def latency_rows(results: Results, pick: str) -> list[list[str]]:
     """One row per size and system: the defaults, or the setting at equal recall."""
     rows = []
@@ -58,17 +70,7 @@ def latency_rows(results: Results, pick: str) -> list[list[str]]:
                 rows.append([f"{n:,}", name, f"not reached (best {best:.3f})", "", "", "", ""])
                 continue
             ratio = f"{point['p50_ms'] / hebbs_point['p50_ms']:.2f}x" if hebbs_point else ""
-            rows.append(
-                [
-                    f"{n:,}",
-                    name,
-                    point["knob"],
-                    ms(point["p50_ms"]),
-                    ms(point["p99_ms"]),
-                    f"{point['recall_at_10']:.3f}",
-                    ratio,
-                ]
-            )
+            rows.append([*point_cells(n, name, point), ratio])
     return rows
 
 
@@ -120,16 +122,7 @@ def markdown(results: Results, plots: dict[str, Path], page: Path) -> str:
                 ]
             )
             for point in [figures["search"]["defaults"], *figures["search"]["sweep"]]:
-                sweep_rows.append(
-                    [
-                        f"{n:,}",
-                        name,
-                        point["knob"],
-                        ms(point["p50_ms"]),
-                        ms(point["p99_ms"]),
-                        f"{point['recall_at_10']:.3f}",
-                    ]
-                )
+                sweep_rows.append(point_cells(n, name, point))
     images = "\n".join(
         f"![{title}]({path.relative_to(page.parent).as_posix()})" for title, path in plots.items()
     )
@@ -341,20 +334,9 @@ def plot_memory(results: Results, path: Path) -> Path:
     for name in systems(results, ns[0]):
         xs = [n for n in ns if name in systems(results, n)]
         probes = [systems(results, n)[name]["probe"] for n in xs]
-        axes[0].plot(
-            xs,
-            [p["rss_increase_bytes"] / n / 1024 for p, n in zip(probes, xs)],
-            "o-",
-            color=COLOURS[name],
-            label=name,
-        )
-        axes[1].plot(
-            xs,
-            [p["disk_bytes"] / n / 1024 for p, n in zip(probes, xs)],
-            "o-",
-            color=COLOURS[name],
-            label=name,
-        )
+        for axis, key in zip(axes, ("rss_increase_bytes", "disk_bytes")):
+            per_memory = [p[key] / n / 1024 for p, n in zip(probes, xs)]
+            axis.plot(xs, per_memory, "o-", color=COLOURS[name], label=name)
     axes[0].set_ylabel("RSS increase per memory (KiB)")
     axes[0].set_title("open + one query, fresh process")
     axes[1].set_ylabel("disk per memory (KiB)")

@@ -17,7 +17,7 @@ from common import Job, main, probe, progress, summary_ms, time_queries, timed_c
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import hebbs
-from strategies_bench import ACTIONS, EDGE_TYPES, ENTITIES, OUTCOMES, ROLE_SHARE, START_US, YEAR_US
+from strategies_bench import ENTITIES, START_US, YEAR_US, random_edges, role_context
 
 SEED = 11
 #: Edges from each memory to earlier ones (strategies_bench's default).
@@ -43,20 +43,9 @@ def items(
     """The memories of rows ``lo..hi``, their edges pointing into ``ids`` (those stored)."""
     batch: list[dict[str, Any]] = []
     for i in range(lo, hi):
-        context: dict[str, Any] = {"source": "bench"}
-        if rng.random() < ROLE_SHARE:
-            context.update(
-                entities=[f"e{k}" for k in range(int(rng.integers(1, 4)))],
-                action=ACTIONS[int(rng.integers(len(ACTIONS)))],
-                outcome=OUTCOMES[int(rng.integers(len(OUTCOMES)))],
-            )
+        context = role_context(rng)
         targets = [ids[int(j)] for j in rng.integers(0, len(ids), EDGES)] if ids else []
-        edges = [
-            hebbs.Edge(
-                t, EDGE_TYPES[int(rng.integers(len(EDGE_TYPES)))], float(rng.uniform(0.3, 1))
-            )
-            for t in dict.fromkeys(targets)
-        ]
+        edges = random_edges(rng, targets)
         batch.append(
             {
                 "content": job.texts[i],
