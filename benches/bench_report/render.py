@@ -127,31 +127,58 @@ def markdown(results: Results, plots: dict[str, Path], page: Path) -> str:
         f"![{title}]({path.relative_to(page.parent).as_posix()})" for title, path in plots.items()
     )
     versions = ", ".join(f"{name} {v}" for name, v in meta["versions"].items())
+    load_rows = [
+        [
+            f"{n:,}",
+            name,
+            *(
+                " / ".join(f"{x:.2f}" for x in figures[phase]["load_average"])
+                for phase in ("build", "search", "probe")
+            ),
+        ]
+        for n in sizes(results)
+        for name, figures in systems(results, n).items()
+    ]
+    full = (
+        ""
+        if 1_000_000 in sizes(results)
+        else (
+            "\n\nThis run has no 1M size yet: it takes an hour or more on two cores (hebbs ingest "
+            "above all); run it on a quiet machine with the command above."
+        )
+    )
     return f"""# Benchmarks: hebbs against hnswlib, Chroma and LanceDB
 
 Made by `{meta["command"]}` on {meta["date"]} ({meta["machine"]}; load average
 {meta["load_before"]} before the run and {meta["load_after"]} after it, the machine shared with
 other work; {versions}). `make bench-report` runs the default sizes (10k and 100k);
 `python benches/report.py --sizes 10000,100000,1000000` adds 1M. Figures from one run: compare
-systems within a size, not across machines.
+systems within a size, not across machines.{full}
 
 **Data.** {meta["dim"]}-d unit vectors, clustered and embedding-like (`benches/engine_bench.py`'s
 `embedding_like`: {meta["clusters"]} clusters in a 32-d latent space, projected, with noise),
 passed in to every system (no embedding model in the timed part), {meta["queries"]} queries
-from the same distribution, each once per setting after {meta["warm_up"]} untimed ones; the
-truth is the exact 10 nearest by inner product. Each system runs in a process of its own,
-one after another (hebbs and hnswlib in the project's environment, chromadb and lancedb in
-their own), so load that changes during the run hits them unevenly.
+from the same distribution, each once per setting after {meta["warm_up"]} untimed ones (and one
+full untimed pass before a system's first timed setting, or after Chroma reopens its
+collection for a new `ef_search`); the truth is the exact 10 nearest by inner product. Each
+system runs in a process of its own, one after another (hebbs and hnswlib in the project's
+environment, chromadb and lancedb in their own), so load that changes during the run hits
+them unevenly.
 
 **Systems.** hebbs through `hebbs.Hebbs` (defaults: M=16, ef_construction=200, ef_search=50;
 each memory also has its text, an entity, a timestamp, role context on half and 2 edges, so
-every strategy has what it reads); raw `hnswlib` (M=16, ef_construction=200, its default query
-ef=10); `chromadb`'s embedded `PersistentClient` at its defaults (l2, M=16, ef_construction=100,
-ef_search=100; text as documents); embedded `lancedb` at its defaults (no vector index: a flat
+every strategy has what it reads; its similarity rows use relevance-only scoring weights
+`ScoringWeights(1, 0, 0, 0)`, since the default composite score also weighs recency,
+importance and reinforcement, so its default top 10 need not be the 10 nearest); raw
+`hnswlib` (M=16, ef_construction=200, its default query ef=10); `chromadb`'s embedded
+`PersistentClient` at its defaults (l2, M=16, ef_construction=100, ef_search=100; text as
+documents); embedded `lancedb` at its defaults (no vector index: a flat
 scan, as its docs advise below about 100k rows), then with its default IVF_PQ index swept over
 `nprobes` and `refine_factor`. Equal recall means each system's fastest setting whose
 recall@10 reaches {TARGET_RECALL} (hebbs and hnswlib `ef`, Chroma `ef_search` through
-`collection.modify(configuration=...)`, LanceDB `nprobes` / `refine_factor`).
+`collection.modify(configuration=...)`, its 1.x form of the `hnsw:search_ef` metadata, then
+the collection reopened; LanceDB `nprobes` / `refine_factor`). `p50 / hebbs` is the system's
+p50 over hebbs's p50 at the same size and criterion.
 
 ## Similarity search at each system's defaults
 
@@ -183,6 +210,13 @@ opens the store (timed: the open time), runs one query and reads it again. Disk:
 the store's files (hebbs with its checkpoints; LanceDB with its IVF_PQ index).
 
 {table(MEMORY_HEADER, memory_rows)}
+
+## Machine load
+
+The 1-, 5- and 15-minute load averages (`os.getloadavg()`, 2 cores) at the end of each phase:
+above 2 the systems shared the cores with other work, which shows most in p99.
+
+{table(["memories", "system", "after ingest", "after queries", "after probe"], load_rows)}
 
 ## Plots
 
