@@ -34,11 +34,13 @@ PHASES = ("build", "search", "probe")
 
 @dataclass(frozen=True)
 class System:
-    """One system under test: its name in the report, its worker and its interpreter."""
+    """One system under test: its name in the report, its worker, its interpreter, and whether
+    its build goes on from a partial store (else a partial store is removed first)."""
 
     name: str
     worker: str
     interpreter: Callable[[], str]
+    resumable: bool = False
 
 
 def this_python() -> str:
@@ -46,7 +48,7 @@ def this_python() -> str:
 
 
 SYSTEMS = {
-    "hebbs": System("hebbs", "hebbs_worker.py", this_python),
+    "hebbs": System("hebbs", "hebbs_worker.py", this_python, resumable=True),
     "hnswlib": System("hnswlib", "hnswlib_worker.py", this_python),
     "chroma": System(
         "chroma",
@@ -79,7 +81,8 @@ def run_system(
         out = folder / f"{phase}.json"
         if not out.exists():
             if phase == "build":
-                shutil.rmtree(store, ignore_errors=True)
+                if not system.resumable:
+                    shutil.rmtree(store, ignore_errors=True)
                 for later in PHASES[1:]:
                     (folder / f"{later}.json").unlink(missing_ok=True)
             python = python or system.interpreter()

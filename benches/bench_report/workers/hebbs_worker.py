@@ -7,6 +7,8 @@ outcome) on a share of them and ``EDGES`` edges to earlier memories, as in
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -28,6 +30,10 @@ EF_SWEEP = (10, 16, 24, 32, 50, 100, 200)
 #: The analogical cue's situation.
 SITUATION = {"entities": ["e0", "e1"], "action": "launch", "outcome": "failure"}
 IDS_FILE = "ids.npy"
+#: While building: the ids stored so far (appended after each batch) and how far the build
+#: got, so a build interrupted at 1M goes on from its last batch when rerun.
+IDS_PART = "ids.part"
+PROGRESS_FILE = "build-progress.json"
 #: Relevance-only weights for the similarity comparison: the default composite score also
 #: weighs recency, importance and reinforcement, so its top 10 are not the 10 nearest.
 PURE_RELEVANCE = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
@@ -59,16 +65,41 @@ def items(
     return batch
 
 
-def build(job: Job) -> dict[str, Any]:
-    rng = np.random.default_rng(SEED)
+def resume(job: Job) -> tuple[hebbs.Hebbs, list[bytes], float]:
+    """The store, the ids stored so far (in row order) and the seconds their ``remember_many``
+    calls took, from where an interrupted build stopped; a fresh store when what is on disk
+    does not add up (the memory count, the ids file and the progress file disagree)."""
+    job.store.mkdir(parents=True, exist_ok=True)
     mem = open_store(job)
-    ids: list[bytes] = []
-    seconds = 0.0
-    for lo, hi in job.batches():
-        batch = items(job, rng, lo, hi, ids)
-        stored, took = timed_call(lambda batch=batch: mem.remember_many(batch))
-        seconds += took
-        ids.extend(memory.id for memory in stored)
+    progress_file, ids_file = job.store / PROGRESS_FILE, job.store / IDS_PART
+    if progress_file.exists() and ids_file.exists():
+        state = json.loads(progress_file.read_text(encoding="utf-8"))
+        raw = ids_file.read_bytes()
+        width = int(state["id_bytes"])
+        ids = [raw[k : k + width] for k in range(0, len(raw), width)]
+        if len(ids) == state["rows"] == mem.health().memory_count and len(raw) % width == 0:
+            return mem, ids, float(state["seconds"])
+    mem.close()
+    shutil.rmtree(job.store)
+    job.store.mkdir(parents=True)
+    return open_store(job), [], 0.0
+
+
+def build(job: Job) -> dict[str, Any]:
+    mem, ids, seconds = resume(job)
+    with (job.store / IDS_PART).open("ab") as ids_file:
+        for lo, hi in job.batches():
+            if hi <= len(ids):
+                continue
+            batch = items(job, np.random.default_rng([SEED, lo]), lo, hi, ids)
+            stored, took = timed_call(lambda batch=batch: mem.remember_many(batch))
+            seconds += took
+            ids.extend(memory.id for memory in stored)
+            ids_file.write(b"".join(memory.id for memory in stored))
+            ids_file.flush()
+            state = {"rows": len(ids), "seconds": seconds, "id_bytes": len(ids[0])}
+            (job.store / f"{PROGRESS_FILE}.part").write_text(json.dumps(state), encoding="utf-8")
+            (job.store / f"{PROGRESS_FILE}.part").replace(job.store / PROGRESS_FILE)
     _, optimize_s = timed_call(mem.optimize)
     _, close_s = timed_call(mem.close)
     np.save(job.store / IDS_FILE, np.frombuffer(b"".join(ids), dtype=np.uint8).reshape(job.n, -1))
