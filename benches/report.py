@@ -6,10 +6,11 @@ the data set once (clustered embedding-like vectors, queries, exact neighbours, 
 runs each system's worker in a process of its own: ingest, similarity p50/p99 and recall@10 at
 its defaults and over its search knob (hence at equal recall@10), every hebbs strategy alone,
 and a fresh-process probe of open time, RSS after open plus one query and disk per memory.
-Figures are kept per phase under ``--work-dir``, so a stopped run picks up where it was
-(``--fresh`` starts over). Writes ``--markdown`` (default docs/benchmarks.md), the plots into
-``--plots`` (default docs/bench/) and every figure as ``results.json`` beside them. Run
-``python benches/report.py --help``.
+Figures are kept per phase under ``--work-dir``, so a stopped run picks up where it was (an
+interrupted hebbs ingest from its last batch); ``--fresh`` starts over and ``--redo
+search,probe`` measures those phases again. Writes ``--markdown`` (default docs/benchmarks.md),
+the plots into ``--plots`` (default docs/bench/) and every figure as ``results.json`` beside
+them. Run ``python benches/report.py --help``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def peers(text: str) -> list[str]:
     return names
 
 
+def phases(text: str) -> frozenset[str]:
+    names = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = sorted(names - set(runner.PHASES))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown phases {unknown}; known: {runner.PHASES}")
+    return frozenset(runner.PHASES if "build" in names else names)
+
+
 def machine() -> str:
     model = next(
         (
@@ -93,9 +102,25 @@ def main() -> None:
         default=DEFAULT_WORK_DIR,
         help=f"data sets, stores and kept figures (default {DEFAULT_WORK_DIR})",
     )
-    parser.add_argument("--markdown", type=Path, default=ROOT / "docs" / "benchmarks.md")
-    parser.add_argument("--plots", type=Path, default=ROOT / "docs" / "bench")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        default=ROOT / "docs" / "benchmarks.md",
+        help="the page to write (default docs/benchmarks.md)",
+    )
+    parser.add_argument(
+        "--plots",
+        type=Path,
+        default=ROOT / "docs" / "bench",
+        help="the folder of the PNGs and results.json (default docs/bench)",
+    )
     parser.add_argument("--fresh", action="store_true", help="discard kept figures and stores")
+    parser.add_argument(
+        "--redo",
+        type=phases,
+        default=frozenset(),
+        help="phases to measure again though kept: build (and so all), search, probe",
+    )
     args = parser.parse_args()
     if args.queries <= WARM_UP_QUERIES:
         parser.error(f"--queries must be more than the {WARM_UP_QUERIES} warm-up queries")
@@ -115,7 +140,7 @@ def main() -> None:
         per_size[str(n)] = {}
         for name in names:
             print(f"[report] {n:,} memories: {name} (load {load()})", file=sys.stderr, flush=True)
-            figures = runner.run_system(runner.SYSTEMS[name], size_dir, files, BATCH)
+            figures = runner.run_system(runner.SYSTEMS[name], size_dir, files, BATCH, args.redo)
             per_size[str(n)][name] = figures
             versions[name] = figures["build"]["version"]
     results = {

@@ -139,21 +139,29 @@ def markdown(results: Results, plots: dict[str, Path], page: Path) -> str:
         for n in sizes(results)
         for name, figures in systems(results, n).items()
     ]
+    loads = [
+        figures[phase]["load_average"][0]
+        for n in sizes(results)
+        for figures in systems(results, n).values()
+        for phase in ("build", "search", "probe")
+    ]
+    low, high = min(loads), max(loads)
     full = (
         ""
         if 1_000_000 in sizes(results)
         else (
-            "\n\nThis run has no 1M size yet: it takes an hour or more on two cores (hebbs ingest "
+            "\nThis run has no 1M size yet: it takes an hour or more on two cores (hebbs ingest "
             "above all); run it on a quiet machine with the command above."
         )
     )
     return f"""# Benchmarks: hebbs against hnswlib, Chroma and LanceDB
 
-Made by `{meta["command"]}` on {meta["date"]} ({meta["machine"]}; load average
-{meta["load_before"]} before the run and {meta["load_after"]} after it, the machine shared with
-other work; {versions}). `make bench-report` runs the default sizes (10k and 100k);
-`python benches/report.py --sizes 10000,100000,1000000` adds 1M. Figures from one run: compare
-systems within a size, not across machines.{full}
+Made by `{meta["command"]}`, page written {meta["date"]} ({meta["machine"]}; {versions}).
+The 1-minute load average was {low:.1f} to {high:.1f} at the ends of the phases (see
+[Machine load](#machine-load)): the machine was shared with other work. `make bench-report`
+runs the default sizes (10k and 100k); `python benches/report.py --sizes
+10000,100000,1000000` adds 1M. Compare systems within a size and a run, not across machines.
+{full}
 
 **Data.** {meta["dim"]}-d unit vectors, clustered and embedding-like (`benches/engine_bench.py`'s
 `embedding_like`: {meta["clusters"]} clusters in a 32-d latent space, projected, with noise),

@@ -66,12 +66,20 @@ PEERS = tuple(name for name in SYSTEMS if name != "hebbs")
 
 
 def run_system(
-    system: System, size_dir: Path, dataset: dict[str, str], batch: int
+    system: System,
+    size_dir: Path,
+    dataset: dict[str, str],
+    batch: int,
+    redo: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """Every phase of ``system`` at one size (those whose figures are not kept yet), and the
-    figures of all three."""
+    """Every phase of ``system`` at one size (those whose figures are not kept yet, and those
+    named in ``redo``), and the figures of all three."""
     folder = size_dir / system.name
     folder.mkdir(parents=True, exist_ok=True)
+    for phase in redo:
+        (folder / f"{phase}.json").unlink(missing_ok=True)
+    if "build" in redo:
+        shutil.rmtree(folder / "store", ignore_errors=True)
     store = folder / "store"
     job = folder / "job.json"
     job.write_text(json.dumps({**dataset, "store": str(store), "batch": batch}), encoding="utf-8")
