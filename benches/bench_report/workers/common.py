@@ -81,7 +81,7 @@ class Job:
         """``(lo, hi)`` row ranges of the data set in ingest batches, with a progress bar."""
         step = size or self.batch
         ranges = [(lo, min(lo + step, self.n)) for lo in range(0, self.n, step)]
-        return progress(ranges, len(ranges), f"ingest {self.store.name}")
+        return progress(ranges, len(ranges), f"{self.store.parent.name} ingest")
 
 
 def recall_at_10(truth: np.ndarray, got: Sequence[Sequence[int]]) -> float:
