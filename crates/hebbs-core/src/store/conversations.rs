@@ -66,6 +66,27 @@ impl StoreBatch<'_> {
         self.batch.put_cf(cf, order, []);
     }
 
+    /// Puts memory `new` in the place of memory `old` in `old`'s conversation (same session,
+    /// `created_at` and arrival), taking `old` out of it: a revision continues the
+    /// conversation where the memory it revises was. Nothing happens when `old` is in none.
+    pub fn replace_conversation_turn(&mut self, old: &MemoryId, new: &MemoryId) -> Result<()> {
+        let cf = self.store.cf(CONVERSATIONS);
+        let position = position_key(old);
+        let Some(order) = self.store.db.get_pinned_cf(cf, position)? else {
+            return Ok(());
+        };
+        let Some(end) = order.len().checked_sub(MemoryId::LEN) else {
+            return Ok(());
+        };
+        let mut replaced = order[..end].to_vec();
+        replaced.extend_from_slice(new.as_bytes());
+        self.batch.delete_cf(cf, &*order);
+        self.batch.delete_cf(cf, position);
+        self.batch.put_cf(cf, position_key(new), &replaced);
+        self.batch.put_cf(cf, replaced, []);
+        Ok(())
+    }
+
     /// Removes memory `id` from its conversation, if it is in one.
     pub fn delete_conversation_turn(&mut self, id: &MemoryId) -> Result<()> {
         let cf = self.store.cf(CONVERSATIONS);

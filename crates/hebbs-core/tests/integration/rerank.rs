@@ -1,6 +1,6 @@
 //! The late-interaction re-rank stage and what it reads: token vectors stored by `remember`
 //! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
-//! left by forget), and a recall whose head only is re-ordered, with its scores in the details.
+//! left by forget, a revision in the revised memory's place), and a recall whose head only is re-ordered, with its scores in the details.
 
 use hebbs_core::recall::Rerank;
 use hebbs_core::{
@@ -141,6 +141,51 @@ fn conversation_order_is_created_at_then_arrival_survives_reopen_and_forget_leav
         engine.conversation("s", 100).unwrap(),
         vec![ids[1], ids[2], ids[4], ids[0]]
     );
+}
+
+#[test]
+fn a_revision_takes_the_revised_memorys_place_in_its_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<MemoryId> = {
+        let engine = open(dir.path());
+        let stored = engine
+            .remember_many(vec![
+                turn("first", "s", 10, &[0]),
+                turn("second", "s", 20, &[0]),
+                turn("third", "s", 30, &[0]),
+            ])
+            .unwrap();
+        let ids: Vec<MemoryId> = stored.iter().map(|m| m.id).collect();
+        let revised = engine
+            .revise(
+                &ids[1],
+                RevisionInput {
+                    importance: Some(0.9),
+                    ..RevisionInput::default()
+                },
+            )
+            .unwrap();
+        let again = engine
+            .revise(
+                &revised.id,
+                RevisionInput {
+                    content: Some("second, corrected".into()),
+                    embedding: Some(unit(1)),
+                    ..RevisionInput::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            engine.conversation("s", 100).unwrap(),
+            vec![ids[0], again.id, ids[2]]
+        );
+        engine.close().unwrap();
+        vec![ids[0], again.id, ids[2]]
+    };
+    let engine = open(dir.path());
+    assert_eq!(engine.conversation("s", 100).unwrap(), ids);
+    engine.forget(&ForgetRequest::ids(vec![ids[1]])).unwrap();
+    assert_eq!(engine.conversation("s", 100).unwrap(), vec![ids[0], ids[2]]);
 }
 
 fn late_interaction(cue_tokens: &[usize], top_k: usize, top_n: usize) -> RecallRequest {

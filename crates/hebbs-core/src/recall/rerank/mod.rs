@@ -26,12 +26,11 @@ use std::str::FromStr;
 use rayon::prelude::*;
 
 pub use cue_signals::{NamedTime, ENTITY_BONUS, TIME_BONUS};
-pub use maxsim::{best_matches, idf_scores, IDF_MATCH_THRESHOLD};
+pub use maxsim::{best_matches, idf_scores, CueCodes, IDF_MATCH_THRESHOLD};
 
 use super::executor::RecallContext;
 use crate::error::{HebbsError, Result};
-use crate::index::vector::normalize;
-use crate::memory::{MemoryId, MAX_TOKENS_PER_MEMORY, MAX_VECTOR_DIMENSION};
+use crate::memory::{MemoryId, TokenVectorsView, MAX_TOKENS_PER_MEMORY, MAX_VECTOR_DIMENSION};
 
 /// Candidates the stage re-scores when the caller does not say (150 measured best on LoCoMo
 /// among 50, 100, 150 and 200 for the cost).
@@ -136,10 +135,7 @@ pub(crate) fn score_head(
     head: &[(MemoryId, u64)],
 ) -> Result<Vec<Option<StageScore>>> {
     let request = context.request;
-    let mut query = request.cue_token_vectors.clone().unwrap_or_default();
-    for token in &mut query {
-        normalize(token);
-    }
+    let query = CueCodes::quantize(request.cue_token_vectors.as_deref().unwrap_or_default());
     let ids: Vec<MemoryId> = head.iter().map(|(id, _)| *id).collect();
     let neighbours = context
         .store
@@ -151,9 +147,15 @@ pub(crate) fn score_head(
             every.push(*id);
         }
     }
-    let stored = context.store.token_vectors(&every)?;
-    let dimension = query[0].len();
-    if let Some(other) = stored.iter().flatten().find(|v| v.dimension != dimension) {
+    let values = context.store.token_vector_values(&every)?;
+    let stored: Vec<(MemoryId, TokenVectorsView<'_>)> = every
+        .iter()
+        .zip(&values)
+        .filter_map(|(id, value)| value.as_ref().map(|bytes| (*id, bytes)))
+        .map(|(id, bytes)| Ok((id, TokenVectorsView::parse(bytes)?)))
+        .collect::<Result<_>>()?;
+    let dimension = query.dimension;
+    if let Some((_, other)) = stored.iter().find(|(_, v)| v.dimension != dimension) {
         return Err(HebbsError::invalid(
             "cue_token_vectors",
             format!(
@@ -162,13 +164,9 @@ pub(crate) fn score_head(
             ),
         ));
     }
-    let scored: Vec<(MemoryId, Vec<f32>)> = every
+    let scored: Vec<(MemoryId, Vec<f32>)> = stored
         .par_iter()
-        .zip(stored.par_iter())
-        .filter_map(|(id, vectors)| vectors.as_ref().map(|v| (id, v)))
-        .map_init(Vec::new, |scratch, (id, vectors)| {
-            (*id, best_matches(&query, vectors, scratch))
-        })
+        .map(|(id, vectors)| (*id, best_matches(&query, vectors)))
         .collect();
     let best: Vec<Vec<f32>> = scored.iter().map(|(_, best)| best.clone()).collect();
     let late: HashMap<MemoryId, f32> = scored
