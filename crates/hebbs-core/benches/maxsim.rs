@@ -85,7 +85,9 @@ fn main() {
     let (int8_p50, float_p50) = (median(&mut int8), median(&mut float));
     println!("| kernel ({MEMORIES} memories x {TOKENS} tokens, {CUE_TOKENS} cue tokens, {DIMENSION}-d) | fastest ms | p50 ms | float / this (p50) |");
     println!("| :--- | ---: | ---: | ---: |");
-    println!("| f32: widen the codes, `dot` per cue token | {float_min:.2} | {float_p50:.2} | 1.00 |");
+    println!(
+        "| f32: widen the codes, `dot` per cue token | {float_min:.2} | {float_p50:.2} | 1.00 |"
+    );
     println!(
         "| int8 x int8, i32 accumulation (`best_matches`) | {int8_min:.2} | {int8_p50:.2} | {:.2} |",
         float_p50 / int8_p50

@@ -34,7 +34,10 @@ impl Store {
 
     /// The stored values of many ids in one multi-get, pinned in place (no copy), in input
     /// order: for a reader that parses them with `TokenVectorsView::parse` (the re-rank stage).
-    pub fn token_vector_values(&self, ids: &[MemoryId]) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
+    pub fn token_vector_values(
+        &self,
+        ids: &[MemoryId],
+    ) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
         let cf = self.cf(TOKEN_VECTORS);
         self.db
             .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)

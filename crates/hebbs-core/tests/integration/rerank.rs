@@ -290,6 +290,88 @@ fn a_candidate_gains_from_its_conversation_neighbours() {
 }
 
 #[test]
+fn a_candidate_gains_from_the_best_other_match_of_its_conversation_in_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // "match" and "same conversation" share session s, three turns apart (beyond the
+    // neighbour window, the turns between far from the cue vector so outside the head);
+    // "elsewhere" is in no conversation.
+    let far = |content: &str, at| RememberInput {
+        session_id: Some("s".into()),
+        token_vectors: Some(axes(&[2])),
+        ..input(content, at_cosine(-0.9), None, Some(at))
+    };
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                session_id: Some("s".into()),
+                token_vectors: Some(axes(&[0])),
+                ..input("match", at_cosine(0.9), None, Some(1))
+            },
+            far("between 1", 2),
+            far("between 2", 3),
+            far("between 3", 4),
+            RememberInput {
+                session_id: Some("s".into()),
+                token_vectors: Some(axes(&[1])),
+                ..input("same conversation", at_cosine(0.8), None, Some(5))
+            },
+            RememberInput {
+                token_vectors: Some(axes(&[1])),
+                ..input("elsewhere", at_cosine(0.85), None, Some(6))
+            },
+        ])
+        .unwrap();
+    let output = engine.recall(&late_interaction(&[0], 3, 3)).unwrap();
+    let bonus = |id: MemoryId| {
+        let result = output.results.iter().find(|r| r.memory.id == id).unwrap();
+        let detail = &result.strategy_details[0];
+        detail.rerank_score.unwrap() - detail.late_interaction_score.unwrap()
+    };
+    assert_eq!(output.results[0].memory.id, stored[0].id);
+    assert!(
+        (bonus(stored[4].id) - 0.2).abs() < 1e-3,
+        "{}",
+        bonus(stored[4].id)
+    );
+    assert!(bonus(stored[5].id).abs() < 1e-6);
+    assert!(
+        bonus(stored[0].id).abs() < 1e-3,
+        "its conversation's other head match scores 0"
+    );
+    assert_eq!(output.results[1].memory.id, stored[4].id);
+}
+
+#[test]
+fn the_first_stage_bm25_adds_its_share_of_the_heads_best() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                token_vectors: Some(axes(&[0])),
+                ..input("apple pie", at_cosine(0.8), None, Some(1))
+            },
+            RememberInput {
+                token_vectors: Some(axes(&[0])),
+                ..input("banana bread", at_cosine(0.9), None, Some(2))
+            },
+        ])
+        .unwrap();
+    let mut request = late_interaction(&[0], 2, 2);
+    request.strategies = vec![Strategy::Hybrid.into()];
+    request.cue_text = Some("apple".into());
+    let output = engine.recall(&request).unwrap();
+    assert_eq!(output.results[0].memory.id, stored[0].id);
+    let bonus = |i: usize| {
+        let detail = &output.results[i].strategy_details[0];
+        detail.rerank_score.unwrap() - detail.late_interaction_score.unwrap()
+    };
+    assert!((bonus(0) - 0.05).abs() < 1e-4, "{}", bonus(0));
+    assert!(bonus(1).abs() < 1e-6, "{}", bonus(1));
+}
+
+#[test]
 fn entity_and_time_named_in_the_cue_add_their_bonus() {
     let dir = tempfile::tempdir().unwrap();
     let engine = open(dir.path());

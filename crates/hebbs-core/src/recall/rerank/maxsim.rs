@@ -53,13 +53,14 @@ impl CueCodes {
         let mut scales = Vec::with_capacity(tokens.len());
         for token in tokens {
             let norm = token.iter().map(|v| v * v).sum::<f32>().sqrt();
-            let peak = token.iter().fold(0.0f32, |m, v| m.max(v.abs())) / norm;
+            let unit: Vec<f32> = token.iter().map(|v| v / norm).collect();
+            let peak = unit.iter().fold(0.0f32, |m, v| m.max(v.abs()));
             let scale = if peak > 0.0 { peak / 127.0 } else { 1.0 };
-            let factor = 1.0 / (norm * scale);
-            codes.extend(token.iter().map(|v| {
-                // Rounded into -127..=127 by construction; the clamp guards the last ulp.
-                (v * factor).round().clamp(-127.0, 127.0) as i8
-            }));
+            // Rounded into -127..=127 by construction; the clamp guards the last ulp.
+            codes.extend(
+                unit.iter()
+                    .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8),
+            );
             scales.push(scale);
         }
         let wide = codes.iter().map(|code| i16::from(*code)).collect();
@@ -119,11 +120,7 @@ mod avx2 {
             .map(bytemuck::cast_slice)
             .collect();
         let mut best = vec![f32::NEG_INFINITY; tokens.len()];
-        for (row, scale) in document
-            .codes
-            .chunks_exact(dimension)
-            .zip(&document.scales)
-        {
+        for (row, scale) in document.codes.chunks_exact(dimension).zip(&document.scales) {
             let row: &[i8x16] = bytemuck::cast_slice(row);
             let mut start = 0;
             while start < tokens.len() {
@@ -158,11 +155,7 @@ mod avx2 {
     /// The i32 lane sums of `row` times each of `B` tokens (of the row's length), the row
     /// widened once per chunk and each token in its own accumulator.
     #[inline(always)]
-    fn block_sums<const B: usize>(
-        simd: V3,
-        row: &[i8x16],
-        tokens: [&[i16x16]; B],
-    ) -> [i32x8; B] {
+    fn block_sums<const B: usize>(simd: V3, row: &[i8x16], tokens: [&[i16x16]; B]) -> [i32x8; B] {
         let n = row.len();
         let tokens = tokens.map(|token| &token[..n]);
         let mut sums = [simd.splat_i32s(0); B];
@@ -242,7 +235,12 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 #[inline(always)]
 fn block_dots(row: &[i8], tokens: &[&[i8]]) -> [i32; TOKEN_BLOCK] {
     let n = row.len();
-    let (t0, t1, t2, t3) = (&tokens[0][..n], &tokens[1][..n], &tokens[2][..n], &tokens[3][..n]);
+    let (t0, t1, t2, t3) = (
+        &tokens[0][..n],
+        &tokens[1][..n],
+        &tokens[2][..n],
+        &tokens[3][..n],
+    );
     let mut sums = [0i32; TOKEN_BLOCK];
     for i in 0..n {
         let r = i32::from(row[i]);
