@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import hebbs
 from hebbs.embedder import Embedder
-from hebbs.embedder.token_vectors import dequantize_int8
+from hebbs.embedder.token_vectors import dequantize_int8, quantize_int8
 from hebbs.errors import InvalidInputError
 from hebbs.rerank import LateInteractionReranker, TokenVectorCache, maxsim_scores
 from remote import Store
@@ -158,7 +158,8 @@ def test_core_maxsim_matches_numpy(
             rerank_top_n=count,
             cue_token_vectors=query,
         )
-    expected = maxsim_scores(query, documents, "idf")
+    # The core matches the cue's tokens quantised like the stored ones (int8 x int8).
+    expected = maxsim_scores(dequantize_int8(*quantize_int8(query)), documents, "idf")
     by_id = {m.id: i for i, m in enumerate(memories)}
     assert len(output.results) == count
     for result in output.results:

@@ -1,8 +1,9 @@
 //! `revise` and `lineage`. A revision is a new memory of kind `revision` that supersedes the
 //! old one: it inherits every field the caller does not change, holds a `revised_from` edge to
 //! the old memory, and the old record is rewritten with its superseded flag, all in one write
-//! batch. Recall skips superseded memories unless the request includes them; `lineage` walks
-//! the `revised_from` chain both ways.
+//! batch. The revision takes the old memory's place in its conversation (`session_id` order),
+//! so the re-rank stage reads it among the same neighbours. Recall skips superseded memories
+//! unless the request includes them; `lineage` walks the `revised_from` chain both ways.
 
 use std::collections::HashSet;
 
@@ -147,6 +148,7 @@ impl Engine {
         if let Some(vectors) = &token_vectors {
             batch.put_token_vectors(&new_id, vectors);
         }
+        batch.replace_conversation_turn(id, &new_id)?;
         batch.put_record(
             id,
             &StoredMemory {

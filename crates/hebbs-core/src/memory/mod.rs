@@ -18,5 +18,5 @@ pub use limits::{
     MAX_VECTOR_DIMENSION,
 };
 pub use record::{Memory, RecordHeader, StoredMemory};
-pub use token_vectors::{TokenVectors, MAX_TOKENS_PER_MEMORY};
+pub use token_vectors::{TokenVectors, TokenVectorsView, MAX_TOKENS_PER_MEMORY};
 pub use tombstone::{content_sha256, Tombstone};

@@ -37,43 +37,16 @@ impl TokenVectors {
     /// Checks the shape; errors name `{field}.dimension`, `{field}.codes` or
     /// `{field}.scales[j]`.
     pub fn check(&self, field: &str) -> Result<()> {
-        if self.dimension == 0 || self.dimension > MAX_VECTOR_DIMENSION {
-            return Err(HebbsError::invalid(
-                format!("{field}.dimension"),
-                format!(
-                    "must be in 1..={MAX_VECTOR_DIMENSION}, got {}",
-                    self.dimension
-                ),
-            ));
+        check_shape(field, self.dimension, self.codes.len(), &self.scales)
+    }
+
+    /// The vectors borrowed, as the max-sim kernel reads them.
+    pub fn view(&self) -> TokenVectorsView<'_> {
+        TokenVectorsView {
+            dimension: self.dimension,
+            codes: &self.codes,
+            scales: self.scales.clone(),
         }
-        let tokens = self.tokens();
-        if tokens == 0 || tokens > MAX_TOKENS_PER_MEMORY {
-            return Err(HebbsError::invalid(
-                format!("{field}.scales"),
-                format!("must hold 1..={MAX_TOKENS_PER_MEMORY} tokens, got {tokens}"),
-            ));
-        }
-        if self.codes.len() != tokens * self.dimension {
-            return Err(HebbsError::invalid(
-                format!("{field}.codes"),
-                format!(
-                    "must hold tokens * dimension = {tokens} * {} codes, got {}",
-                    self.dimension,
-                    self.codes.len()
-                ),
-            ));
-        }
-        if let Some(j) = self
-            .scales
-            .iter()
-            .position(|scale| !scale.is_finite() || *scale <= 0.0)
-        {
-            return Err(HebbsError::invalid(
-                format!("{field}.scales[{j}]"),
-                format!("must be finite and positive, got {}", self.scales[j]),
-            ));
-        }
-        Ok(())
     }
 
     /// Serialises checked vectors.
@@ -93,6 +66,31 @@ impl TokenVectors {
 
     /// Parses a stored value; a value that [`TokenVectors::check`] would refuse is corrupt.
     pub fn decode(bytes: &[u8]) -> Result<Self> {
+        let view = TokenVectorsView::parse(bytes)?;
+        Ok(Self {
+            dimension: view.dimension,
+            codes: view.codes.to_vec(),
+            scales: view.scales,
+        })
+    }
+}
+
+/// A stored value's token vectors read in place: the codes borrowed from the value (no copy of
+/// the ~11 KB a memory holds), the scales decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokenVectorsView<'a> {
+    /// Length of each token vector.
+    pub dimension: usize,
+    /// `tokens * dimension` codes, row-major.
+    pub codes: &'a [i8],
+    /// One positive, finite scale per token.
+    pub scales: Vec<f32>,
+}
+
+impl<'a> TokenVectorsView<'a> {
+    /// Parses a stored value in place; a value that [`TokenVectors::check`] would refuse is
+    /// corrupt.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
         let mut reader = Reader::new(bytes, "token vectors");
         let format = reader.u8()?;
         if format != TOKEN_VECTORS_FORMAT {
@@ -103,12 +101,8 @@ impl TokenVectors {
         }
         let dimension = usize::from(u16::from_le_bytes(reader.array()?));
         let tokens = reader.u32()? as usize;
-        let codes = reader
-            .take(tokens * dimension)?
-            .iter()
-            .map(|byte| i8::from_le_bytes([*byte]))
-            .collect();
-        let scales = reader
+        let codes: &[i8] = bytemuck::cast_slice(reader.take(tokens * dimension)?);
+        let scales: Vec<f32> = reader
             .take(tokens * 4)?
             .chunks_exact(4)
             .map(|chunk| f32::from_le_bytes(chunk.try_into().expect("chunks of 4")))
@@ -116,17 +110,53 @@ impl TokenVectors {
         if !reader.is_done() {
             return Err(HebbsError::corrupt("token vectors", "trailing bytes"));
         }
-        let vectors = Self {
+        // A damaged blob must not reach max-sim: a NaN scale would poison every score.
+        check_shape("token_vectors", dimension, codes.len(), &scales)
+            .map_err(|error| HebbsError::corrupt("token vectors", error.to_string()))?;
+        Ok(Self {
             dimension,
             codes,
             scales,
-        };
-        // A damaged blob must not reach max-sim: a NaN scale would poison every score.
-        vectors
-            .check("token_vectors")
-            .map_err(|error| HebbsError::corrupt("token vectors", error.to_string()))?;
-        Ok(vectors)
+        })
     }
+
+    /// Number of tokens.
+    pub fn tokens(&self) -> usize {
+        self.scales.len()
+    }
+}
+
+/// The shape [`TokenVectors::check`] requires, for owned and borrowed vectors alike.
+fn check_shape(field: &str, dimension: usize, codes: usize, scales: &[f32]) -> Result<()> {
+    if dimension == 0 || dimension > MAX_VECTOR_DIMENSION {
+        return Err(HebbsError::invalid(
+            format!("{field}.dimension"),
+            format!("must be in 1..={MAX_VECTOR_DIMENSION}, got {dimension}"),
+        ));
+    }
+    let tokens = scales.len();
+    if tokens == 0 || tokens > MAX_TOKENS_PER_MEMORY {
+        return Err(HebbsError::invalid(
+            format!("{field}.scales"),
+            format!("must hold 1..={MAX_TOKENS_PER_MEMORY} tokens, got {tokens}"),
+        ));
+    }
+    if codes != tokens * dimension {
+        return Err(HebbsError::invalid(
+            format!("{field}.codes"),
+            format!("must hold tokens * dimension = {tokens} * {dimension} codes, got {codes}"),
+        ));
+    }
+    if let Some(j) = scales
+        .iter()
+        .position(|scale| !scale.is_finite() || *scale <= 0.0)
+    {
+        return Err(HebbsError::invalid(
+            format!("{field}.scales[{j}]"),
+            format!("must be finite and positive, got {}", scales[j]),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::plan::StrategyPlan;
 use super::request::RecallRequest;
-use super::rerank::{self, Rerank, StageScore};
+use super::rerank::{self, HeadEntry, Rerank, StageScore};
 use super::result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
 use super::scoring::composite_score;
 use super::strategy::Strategy;
@@ -133,8 +133,19 @@ type Ranked = (f32, u64, u64, MemoryId, Vec<StrategyDetail>);
 fn rerank_head(context: &RecallContext<'_>, ranked: &mut Vec<Ranked>) -> Result<()> {
     let n = context.request.rerank_top_n.min(ranked.len());
     let rest = ranked.split_off(n);
-    let keys: Vec<(MemoryId, u64)> = ranked.iter().map(|entry| (entry.3, entry.1)).collect();
-    let scores = rerank::score_head(context, &keys)?;
+    let head: Vec<HeadEntry> = ranked
+        .iter()
+        .map(|entry| HeadEntry {
+            id: entry.3,
+            created_at: entry.1,
+            bm25: entry
+                .4
+                .iter()
+                .filter_map(|detail| detail.bm25_score)
+                .reduce(f32::max),
+        })
+        .collect();
+    let scores = rerank::score_head(context, &head)?;
     let mut order: Vec<(usize, Option<StageScore>)> = scores.into_iter().enumerate().collect();
     order.sort_by(|a, b| match (a.1, b.1) {
         (Some(x), Some(y)) => y.total.total_cmp(&x.total),

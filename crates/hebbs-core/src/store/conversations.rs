@@ -50,6 +50,15 @@ fn id_of(order: &[u8]) -> Option<MemoryId> {
     MemoryId::from_slice(&order[start..], "conversation key").ok()
 }
 
+/// Where a memory sits in its conversation (`Store::conversation_neighbours`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversationPlace {
+    /// The conversation's key: equal for the memories of one `session_id`.
+    pub conversation: Box<[u8]>,
+    /// The memories around it, nearest first on each side, the earlier side first.
+    pub around: Vec<MemoryId>,
+}
+
 impl StoreBatch<'_> {
     /// Places memory `id` (created at `created_at`, written at changelog sequence `seq`) in
     /// conversation `session`.
@@ -64,6 +73,27 @@ impl StoreBatch<'_> {
         let order = order_key(session, created_at, seq, id);
         self.batch.put_cf(cf, position_key(id), &order);
         self.batch.put_cf(cf, order, []);
+    }
+
+    /// Puts memory `new` in the place of memory `old` in `old`'s conversation (same session,
+    /// `created_at` and arrival), taking `old` out of it: a revision continues the
+    /// conversation where the memory it revises was. Nothing happens when `old` is in none.
+    pub fn replace_conversation_turn(&mut self, old: &MemoryId, new: &MemoryId) -> Result<()> {
+        let cf = self.store.cf(CONVERSATIONS);
+        let position = position_key(old);
+        let Some(order) = self.store.db.get_pinned_cf(cf, position)? else {
+            return Ok(());
+        };
+        let Some(end) = order.len().checked_sub(MemoryId::LEN) else {
+            return Ok(());
+        };
+        let mut replaced = order[..end].to_vec();
+        replaced.extend_from_slice(new.as_bytes());
+        self.batch.delete_cf(cf, &*order);
+        self.batch.delete_cf(cf, position);
+        self.batch.put_cf(cf, position_key(new), &replaced);
+        self.batch.put_cf(cf, replaced, []);
+        Ok(())
     }
 
     /// Removes memory `id` from its conversation, if it is in one.
@@ -81,13 +111,14 @@ impl StoreBatch<'_> {
 }
 
 impl Store {
-    /// For each of `ids`, the memories up to `window` before and after it in its conversation
-    /// (nearest first on each side, the earlier side first); empty for a memory in none.
+    /// For each of `ids`, its place in its conversation: the conversation's key (equal for two
+    /// memories of one `session_id`) and the memories up to `window` before and after it
+    /// (nearest first on each side, the earlier side first); None for a memory in none.
     pub fn conversation_neighbours(
         &self,
         ids: &[MemoryId],
         window: usize,
-    ) -> Result<Vec<Vec<MemoryId>>> {
+    ) -> Result<Vec<Option<ConversationPlace>>> {
         let cf = self.cf(CONVERSATIONS);
         let keys: Vec<[u8; 1 + MemoryId::LEN]> = ids.iter().map(position_key).collect();
         let positions = self.db.batched_multi_get_cf(cf, keys.iter(), false);
@@ -96,16 +127,16 @@ impl Store {
         let mut out = Vec::with_capacity(ids.len());
         for position in positions {
             let Some(order) = position? else {
-                out.push(Vec::new());
+                out.push(None);
                 continue;
             };
             let Some(end) = order.len().checked_sub(ORDER_TAIL) else {
-                out.push(Vec::new());
+                out.push(None);
                 continue;
             };
             let prefix = &order[..end];
             let same_session = |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
-            let mut found = Vec::with_capacity(2 * window);
+            let mut around = Vec::with_capacity(2 * window);
             for forward in [false, true] {
                 iter.seek(&*order);
                 for _ in 0..window {
@@ -115,13 +146,16 @@ impl Store {
                         iter.prev();
                     }
                     match iter.key().filter(|key| same_session(key)).and_then(id_of) {
-                        Some(id) => found.push(id),
+                        Some(id) => around.push(id),
                         None => break,
                     }
                 }
                 iter.status()?;
             }
-            out.push(found);
+            out.push(Some(ConversationPlace {
+                conversation: prefix.into(),
+                around,
+            }));
         }
         Ok(out)
     }

@@ -2,6 +2,8 @@
 //! batch and reading many back in one multi-get. Forget deletes them with the memory
 //! (`erase.rs`).
 
+use rocksdb::DBPinnableSlice;
+
 use super::batch::StoreBatch;
 use super::column_families::TOKEN_VECTORS;
 use super::db::Store;
@@ -27,6 +29,20 @@ impl Store {
             .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
             .into_iter()
             .map(|found| found?.map(|bytes| TokenVectors::decode(&bytes)).transpose())
+            .collect()
+    }
+
+    /// The stored values of many ids in one multi-get, pinned in place (no copy), in input
+    /// order: for a reader that parses them with `TokenVectorsView::parse` (the re-rank stage).
+    pub fn token_vector_values(
+        &self,
+        ids: &[MemoryId],
+    ) -> Result<Vec<Option<DBPinnableSlice<'_>>>> {
+        let cf = self.cf(TOKEN_VECTORS);
+        self.db
+            .batched_multi_get_cf(cf, ids.iter().map(|id| id.as_bytes()), false)
+            .into_iter()
+            .map(|found| found.map_err(Into::into))
             .collect()
     }
 }

@@ -1,6 +1,6 @@
 //! The late-interaction re-rank stage and what it reads: token vectors stored by `remember`
 //! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
-//! left by forget), and a recall whose head only is re-ordered, with its scores in the details.
+//! left by forget, a revision in the revised memory's place), and a recall whose head only is re-ordered, with its scores in the details.
 
 use hebbs_core::recall::Rerank;
 use hebbs_core::{
@@ -143,6 +143,51 @@ fn conversation_order_is_created_at_then_arrival_survives_reopen_and_forget_leav
     );
 }
 
+#[test]
+fn a_revision_takes_the_revised_memorys_place_in_its_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<MemoryId> = {
+        let engine = open(dir.path());
+        let stored = engine
+            .remember_many(vec![
+                turn("first", "s", 10, &[0]),
+                turn("second", "s", 20, &[0]),
+                turn("third", "s", 30, &[0]),
+            ])
+            .unwrap();
+        let ids: Vec<MemoryId> = stored.iter().map(|m| m.id).collect();
+        let revised = engine
+            .revise(
+                &ids[1],
+                RevisionInput {
+                    importance: Some(0.9),
+                    ..RevisionInput::default()
+                },
+            )
+            .unwrap();
+        let again = engine
+            .revise(
+                &revised.id,
+                RevisionInput {
+                    content: Some("second, corrected".into()),
+                    embedding: Some(unit(1)),
+                    ..RevisionInput::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            engine.conversation("s", 100).unwrap(),
+            vec![ids[0], again.id, ids[2]]
+        );
+        engine.close().unwrap();
+        vec![ids[0], again.id, ids[2]]
+    };
+    let engine = open(dir.path());
+    assert_eq!(engine.conversation("s", 100).unwrap(), ids);
+    engine.forget(&ForgetRequest::ids(vec![ids[1]])).unwrap();
+    assert_eq!(engine.conversation("s", 100).unwrap(), vec![ids[0], ids[2]]);
+}
+
 fn late_interaction(cue_tokens: &[usize], top_k: usize, top_n: usize) -> RecallRequest {
     RecallRequest {
         rerank: Rerank::LateInteraction,
@@ -242,6 +287,88 @@ fn a_candidate_gains_from_its_conversation_neighbours() {
     assert!((total - late - 0.25 * 1.0).abs() < 1e-3, "{late} {total}");
     let lonely = &output.results[1].strategy_details[0];
     assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
+}
+
+#[test]
+fn a_candidate_gains_from_the_best_other_match_of_its_conversation_in_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // "match" and "same conversation" share session s, three turns apart (beyond the
+    // neighbour window, the turns between far from the cue vector so outside the head);
+    // "elsewhere" is in no conversation.
+    let far = |content: &str, at| RememberInput {
+        session_id: Some("s".into()),
+        token_vectors: Some(axes(&[2])),
+        ..input(content, at_cosine(-0.9), None, Some(at))
+    };
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                session_id: Some("s".into()),
+                token_vectors: Some(axes(&[0])),
+                ..input("match", at_cosine(0.9), None, Some(1))
+            },
+            far("between 1", 2),
+            far("between 2", 3),
+            far("between 3", 4),
+            RememberInput {
+                session_id: Some("s".into()),
+                token_vectors: Some(axes(&[1])),
+                ..input("same conversation", at_cosine(0.8), None, Some(5))
+            },
+            RememberInput {
+                token_vectors: Some(axes(&[1])),
+                ..input("elsewhere", at_cosine(0.85), None, Some(6))
+            },
+        ])
+        .unwrap();
+    let output = engine.recall(&late_interaction(&[0], 3, 3)).unwrap();
+    let bonus = |id: MemoryId| {
+        let result = output.results.iter().find(|r| r.memory.id == id).unwrap();
+        let detail = &result.strategy_details[0];
+        detail.rerank_score.unwrap() - detail.late_interaction_score.unwrap()
+    };
+    assert_eq!(output.results[0].memory.id, stored[0].id);
+    assert!(
+        (bonus(stored[4].id) - 0.2).abs() < 1e-3,
+        "{}",
+        bonus(stored[4].id)
+    );
+    assert!(bonus(stored[5].id).abs() < 1e-6);
+    assert!(
+        bonus(stored[0].id).abs() < 1e-3,
+        "its conversation's other head match scores 0"
+    );
+    assert_eq!(output.results[1].memory.id, stored[4].id);
+}
+
+#[test]
+fn the_first_stage_bm25_adds_its_share_of_the_heads_best() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                token_vectors: Some(axes(&[0])),
+                ..input("apple pie", at_cosine(0.8), None, Some(1))
+            },
+            RememberInput {
+                token_vectors: Some(axes(&[0])),
+                ..input("banana bread", at_cosine(0.9), None, Some(2))
+            },
+        ])
+        .unwrap();
+    let mut request = late_interaction(&[0], 2, 2);
+    request.strategies = vec![Strategy::Hybrid.into()];
+    request.cue_text = Some("apple".into());
+    let output = engine.recall(&request).unwrap();
+    assert_eq!(output.results[0].memory.id, stored[0].id);
+    let bonus = |i: usize| {
+        let detail = &output.results[i].strategy_details[0];
+        detail.rerank_score.unwrap() - detail.late_interaction_score.unwrap()
+    };
+    assert!((bonus(0) - 0.05).abs() < 1e-4, "{}", bonus(0));
+    assert!(bonus(1).abs() < 1e-6, "{}", bonus(1));
 }
 
 #[test]

@@ -2,105 +2,256 @@
 //! int8 token vectors (the `token_vectors` column family).
 //!
 //! For query token `j` and document `d`, `best[j][d]` is the largest cosine between the query
-//! token (a unit vector) and any token of the document (`codes[row] * scale`, stored from unit
-//! vectors). The score of `d` is the weighted mean `sum_j w_j best[j][d] / sum_j w_j` with the
-//! BM25 IDF `w_j = ln(1 + (n - df_j + 0.5) / (df_j + 0.5))`, where `df_j` counts the `n`
-//! documents of the call whose best match for token `j` reaches [`IDF_MATCH_THRESHOLD`]: a
-//! token most candidates match well (a name every turn carries, "did") counts less than a rare
-//! one, with no corpus statistics. This is the weighting that measured best on LoCoMo
-//! (docs/hybrid.md).
+//! token and any token of the document (`codes[row] * scale`, stored from unit vectors). The
+//! score of `d` is the weighted mean `sum_j w_j best[j][d] / sum_j w_j` with the BM25 IDF
+//! `w_j = ln(1 + (n - df_j + 0.5) / (df_j + 0.5))`, where `df_j` counts the `n` documents of the
+//! call whose best match for token `j` reaches [`IDF_MATCH_THRESHOLD`]: a token most candidates
+//! match well (a name every turn carries, "did") counts less than a rare one, with no corpus
+//! statistics. This is the weighting that measured best on LoCoMo (docs/hybrid.md).
 //!
-//! Each document's codes are widened to f32 once (a loop the compiler vectorises), then every
-//! query token is matched through `dot_in`, the SIMD kernel of the vector index, all inside one
-//! dispatch per document (the widening too is compiled for the CPU's instructions).
+//! **int8 x int8.** The query's tokens are normalised and quantised once per call the way the
+//! stored ones are ([`CueCodes`]: per token the scale `max |v| / 127`, codes rounded), so a
+//! cosine is an exact integer dot product of two int8 rows, accumulated in i32 (no overflow:
+//! at most `MAX_VECTOR_DIMENSION * 128 * 128` < 2^31), times the two scales. The document's
+//! codes are read in place from the stored value (no widening, no copy). On x86-64 with AVX2
+//! (pulp's `V3`) and a dimension that is a multiple of 16, eight query tokens are matched
+//! against each row in one pass (`vpmovsxbw` + `vpmaddwd`, module `avx2`); elsewhere four at a
+//! time in a portable loop inside one pulp dispatch per document, which the compiler
+//! vectorises for the CPU it runs on. Against the float query the quantisation moves a cosine
+//! by well under 0.01 (a proptest bounds it).
 
 use pulp::{Arch, Simd, WithSimd};
 
-use crate::index::vector::dot_in;
-use crate::memory::TokenVectors;
+use crate::memory::{TokenVectorsView, MAX_VECTOR_DIMENSION};
 
 /// Cosine at which a document token counts as the query token's word, for the IDF.
 pub const IDF_MATCH_THRESHOLD: f32 = 0.9;
 
-/// `best[j]` for every query token `j`: its largest cosine with any token of `document`.
-/// `query` rows are unit-norm, of the document's dimension; `scratch` is reused between calls.
-pub fn best_matches(
-    query: &[Vec<f32>],
-    document: &TokenVectors,
-    scratch: &mut Vec<f32>,
-) -> Vec<f32> {
-    Arch::new().dispatch(BestMatches {
-        query,
-        document,
-        scratch,
-    })
+/// Query tokens matched together against one document row: the row is loaded once per block
+/// and each token has its own accumulator.
+const TOKEN_BLOCK: usize = 4;
+
+const _: () = assert!(MAX_VECTOR_DIMENSION * 128 * 128 < i32::MAX as usize);
+
+/// A query's token vectors normalised and quantised to int8, row-major, one scale per token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CueCodes {
+    /// Length of each token vector.
+    pub dimension: usize,
+    /// `tokens * dimension` codes.
+    pub codes: Vec<i8>,
+    /// Per token: `max |v| / 127` of its unit vector `v`.
+    pub scales: Vec<f32>,
+    /// `codes` widened to i16 once, for the AVX2 kernel's `vpmaddwd`.
+    wide: Vec<i16>,
 }
 
-/// The kernel: one dispatch per document, the codes widened and every query token matched
-/// with the instructions of the CPU it runs on.
+impl CueCodes {
+    /// Normalises each of `tokens` (rows of one dimension, finite, not all zero) and quantises
+    /// it: `code = round(v / scale)` with `scale = max |v| / 127`.
+    pub fn quantize(tokens: &[Vec<f32>]) -> Self {
+        let dimension = tokens.first().map_or(0, Vec::len);
+        let mut codes = Vec::with_capacity(tokens.len() * dimension);
+        let mut scales = Vec::with_capacity(tokens.len());
+        for token in tokens {
+            let norm = token.iter().map(|v| v * v).sum::<f32>().sqrt();
+            let unit: Vec<f32> = token.iter().map(|v| v / norm).collect();
+            let peak = unit.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            let scale = if peak > 0.0 { peak / 127.0 } else { 1.0 };
+            // Rounded into -127..=127 by construction; the clamp guards the last ulp.
+            codes.extend(
+                unit.iter()
+                    .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8),
+            );
+            scales.push(scale);
+        }
+        let wide = codes.iter().map(|code| i16::from(*code)).collect();
+        Self {
+            dimension,
+            codes,
+            scales,
+            wide,
+        }
+    }
+
+    /// Number of tokens.
+    pub fn tokens(&self) -> usize {
+        self.scales.len()
+    }
+}
+
+/// `best[j]` for every query token `j`: its largest cosine with any token of `document`, of
+/// the query's dimension.
+pub fn best_matches(query: &CueCodes, document: &TokenVectorsView<'_>) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if document.dimension.is_multiple_of(avx2::CHUNK) {
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            return simd.vectorize(|| avx2::best_matches(simd, query, document));
+        }
+    }
+    Arch::new().dispatch(BestMatches { query, document })
+}
+
+/// The x86-64 kernel for dimensions that are a multiple of 16 (the model's 384): each 16
+/// document codes are sign-extended to i16 once (`vpmovsxbw`) and multiplied with the widened
+/// query codes of four tokens, pairs summed into i32 (`vpmaddwd`).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use pulp::x86::V3;
+    use pulp::{i16x16, i32x8, i8x16, Simd};
+
+    use super::CueCodes;
+    use crate::memory::TokenVectorsView;
+
+    /// Codes per step.
+    pub(super) const CHUNK: usize = 16;
+    /// Query tokens matched together against one row: eight accumulators, the widened row
+    /// chunk and a token chunk fit the sixteen AVX2 registers.
+    const BLOCK: usize = 8;
+
+    #[inline(always)]
+    pub(super) fn best_matches(
+        simd: V3,
+        query: &CueCodes,
+        document: &TokenVectorsView<'_>,
+    ) -> Vec<f32> {
+        let dimension = document.dimension;
+        let tokens: Vec<&[i16x16]> = query
+            .wide
+            .chunks_exact(dimension)
+            .map(bytemuck::cast_slice)
+            .collect();
+        let mut best = vec![f32::NEG_INFINITY; tokens.len()];
+        for (row, scale) in document.codes.chunks_exact(dimension).zip(&document.scales) {
+            let row: &[i8x16] = bytemuck::cast_slice(row);
+            let mut start = 0;
+            while start < tokens.len() {
+                let end = (start + BLOCK).min(tokens.len());
+                let sums = if end - start == BLOCK {
+                    block_sums::<BLOCK>(simd, row, std::array::from_fn(|k| tokens[start + k]))
+                } else {
+                    let mut sums = [simd.splat_i32s(0); BLOCK];
+                    for (sum, token) in sums.iter_mut().zip(&tokens[start..end]) {
+                        [*sum] = block_sums::<1>(simd, row, [token]);
+                    }
+                    sums
+                };
+                for ((slot, sum), token_scale) in best[start..end]
+                    .iter_mut()
+                    .zip(sums)
+                    .zip(&query.scales[start..end])
+                {
+                    let lanes: [i32; 8] = bytemuck::cast::<i32x8, _>(sum);
+                    let dot: i32 = lanes.iter().sum();
+                    let cosine = dot as f32 * (token_scale * scale);
+                    if cosine > *slot {
+                        *slot = cosine;
+                    }
+                }
+                start = end;
+            }
+        }
+        best
+    }
+
+    /// The i32 lane sums of `row` times each of `B` tokens (of the row's length), the row
+    /// widened once per chunk and each token in its own accumulator.
+    #[inline(always)]
+    fn block_sums<const B: usize>(simd: V3, row: &[i8x16], tokens: [&[i16x16]; B]) -> [i32x8; B] {
+        let n = row.len();
+        let tokens = tokens.map(|token| &token[..n]);
+        let mut sums = [simd.splat_i32s(0); B];
+        for (i, chunk) in row.iter().enumerate() {
+            let wide = simd.convert_i8x16_to_i16x16(*chunk);
+            for k in 0..B {
+                let products = simd.multiply_wrapping_add_adjacent_i16x16(wide, tokens[k][i]);
+                sums[k] = simd.add_i32s(sums[k], products);
+            }
+        }
+        sums
+    }
+}
+
+/// The kernel: one dispatch per document, every query token matched with the instructions of
+/// the CPU it runs on.
 struct BestMatches<'a> {
-    query: &'a [Vec<f32>],
-    document: &'a TokenVectors,
-    scratch: &'a mut Vec<f32>,
+    query: &'a CueCodes,
+    document: &'a TokenVectorsView<'a>,
 }
 
 impl WithSimd for BestMatches<'_> {
     type Output = Vec<f32>;
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) -> Vec<f32> {
+    fn with_simd<S: Simd>(self, _simd: S) -> Vec<f32> {
         let dimension = self.document.dimension;
-        self.scratch.clear();
-        self.scratch
-            .extend(self.document.codes.iter().map(|code| f32::from(*code)));
-        let mut best = vec![f32::NEG_INFINITY; self.query.len()];
-        let rows: Vec<&[f32]> = self.scratch.chunks_exact(dimension).collect();
-        let blocked = dimension.is_multiple_of(S::F32_LANES);
-        let mut start = 0;
-        while start < self.query.len() {
-            let end = (start + TOKEN_BLOCK).min(self.query.len());
-            let tokens = &self.query[start..end];
-            for (row, scale) in rows.iter().zip(&self.document.scales) {
-                let mut dots = [0.0f32; TOKEN_BLOCK];
-                if blocked && tokens.len() == TOKEN_BLOCK {
-                    dots = block_dots(simd, row, tokens);
+        let query = self.query;
+        let tokens: Vec<&[i8]> = query.codes.chunks_exact(dimension).collect();
+        let mut best = vec![f32::NEG_INFINITY; tokens.len()];
+        for (row, scale) in self
+            .document
+            .codes
+            .chunks_exact(dimension)
+            .zip(&self.document.scales)
+        {
+            let mut start = 0;
+            while start < tokens.len() {
+                let end = (start + TOKEN_BLOCK).min(tokens.len());
+                let dots = if end - start == TOKEN_BLOCK {
+                    block_dots(row, &tokens[start..end])
                 } else {
-                    for (slot, token) in dots.iter_mut().zip(tokens) {
-                        *slot = dot_in(simd, token, row);
+                    let mut dots = [0i32; TOKEN_BLOCK];
+                    for (slot, token) in dots.iter_mut().zip(&tokens[start..end]) {
+                        *slot = dot_i8(row, token);
                     }
-                }
-                for (slot, dot) in best[start..end].iter_mut().zip(dots) {
-                    let cosine = dot * scale;
+                    dots
+                };
+                for ((slot, dot), token_scale) in best[start..end]
+                    .iter_mut()
+                    .zip(dots)
+                    .zip(&query.scales[start..end])
+                {
+                    let cosine = dot as f32 * (token_scale * scale);
                     if cosine > *slot {
                         *slot = cosine;
                     }
                 }
+                start = end;
             }
-            start = end;
         }
         best
     }
 }
 
-/// Query tokens matched together against one document row: the row is loaded once per block
-/// and each token has its own accumulator, so the loop is bound by the multiply-adds rather
-/// than by loads (1.2x a dot product per token on 384-d, measured single-threaded on a busy
-/// core: 3.3-4.0 ms against 4.0-5.6 ms for 750 memories of 28 tokens and 10 cue tokens).
-const TOKEN_BLOCK: usize = 4;
-
-/// The dot products of `row` with each of [`TOKEN_BLOCK`] `tokens`, all of the row's length,
-/// a multiple of the SIMD width.
+/// The exact dot product of two int8 rows of one length, in i32.
 #[inline(always)]
-fn block_dots<S: Simd>(simd: S, row: &[f32], tokens: &[Vec<f32>]) -> [f32; TOKEN_BLOCK] {
-    let (row, _) = S::as_simd_f32s(row);
-    let lanes: [&[S::f32s]; TOKEN_BLOCK] = std::array::from_fn(|k| S::as_simd_f32s(&tokens[k]).0);
-    let mut sums = [simd.splat_f32s(0.0); TOKEN_BLOCK];
-    for (i, chunk) in row.iter().enumerate() {
-        for k in 0..TOKEN_BLOCK {
-            sums[k] = simd.mul_add_e_f32s(*chunk, lanes[k][i], sums[k]);
-        }
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| i32::from(*x) * i32::from(*y))
+        .sum()
+}
+
+/// The dot products of `row` with each of [`TOKEN_BLOCK`] `tokens` (all of the row's length)
+/// in one pass over the row.
+#[inline(always)]
+fn block_dots(row: &[i8], tokens: &[&[i8]]) -> [i32; TOKEN_BLOCK] {
+    let n = row.len();
+    let (t0, t1, t2, t3) = (
+        &tokens[0][..n],
+        &tokens[1][..n],
+        &tokens[2][..n],
+        &tokens[3][..n],
+    );
+    let mut sums = [0i32; TOKEN_BLOCK];
+    for i in 0..n {
+        let r = i32::from(row[i]);
+        sums[0] += r * i32::from(t0[i]);
+        sums[1] += r * i32::from(t1[i]);
+        sums[2] += r * i32::from(t2[i]);
+        sums[3] += r * i32::from(t3[i]);
     }
-    sums.map(|sum| simd.reduce_sum_f32s(sum))
+    sums
 }
 
 /// The IDF-weighted max-sim score of each document from its [`best_matches`] (all of one
@@ -137,9 +288,11 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::memory::TokenVectors;
 
-    /// The plain formula in f64, token by token.
-    fn reference(query: &[Vec<f32>], documents: &[TokenVectors]) -> Vec<f64> {
+    /// The plain formula in f64, token by token, for query tokens given as f64 rows (the unit
+    /// float tokens, or the dequantised int8 ones).
+    fn reference(query: &[Vec<f64>], documents: &[TokenVectors]) -> Vec<f64> {
         let best: Vec<Vec<f64>> = documents
             .iter()
             .map(|document| {
@@ -153,7 +306,7 @@ mod tests {
                                 let dot: f64 = token
                                     .iter()
                                     .zip(codes)
-                                    .map(|(q, c)| f64::from(*q) * f64::from(*c))
+                                    .map(|(q, c)| q * f64::from(*c))
                                     .sum();
                                 dot * f64::from(document.scales[row])
                             })
@@ -178,28 +331,56 @@ mod tests {
             .collect()
     }
 
-    fn unit(values: Vec<f32>) -> Vec<f32> {
-        let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-6);
-        values.into_iter().map(|v| v / norm).collect()
+    /// The unit rows of `query` in f64.
+    fn unit_f64(query: &[Vec<f32>]) -> Vec<Vec<f64>> {
+        query
+            .iter()
+            .map(|token| {
+                let norm = token
+                    .iter()
+                    .map(|v| f64::from(*v).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                token.iter().map(|v| f64::from(*v) / norm).collect()
+            })
+            .collect()
+    }
+
+    /// The int8 query tokens as the f64 vectors they stand for (`code * scale`).
+    fn dequantised(cue: &CueCodes) -> Vec<Vec<f64>> {
+        cue.codes
+            .chunks_exact(cue.dimension)
+            .zip(&cue.scales)
+            .map(|(codes, scale)| {
+                codes
+                    .iter()
+                    .map(|c| f64::from(*c) * f64::from(*scale))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn fast(cue: &CueCodes, documents: &[TokenVectors]) -> Vec<f32> {
+        let best: Vec<Vec<f32>> = documents
+            .iter()
+            .map(|document| best_matches(cue, &document.view()))
+            .collect();
+        idf_scores(&best)
     }
 
     fn case() -> impl Strategy<Value = (Vec<Vec<f32>>, Vec<TokenVectors>)> {
-        // Any width, and widths of whole SIMD blocks (the blocked kernel) such as the model's.
+        // Any width, and widths such as the model's; documents are quantised unit vectors.
         prop_oneof![1usize..40, Just(64usize), Just(384usize)].prop_flat_map(|dimension| {
-            let query = proptest::collection::vec(
-                proptest::collection::vec(-1.0f32..1.0, dimension).prop_map(unit),
-                1..11,
-            );
-            let document = (1usize..8).prop_flat_map(move |tokens| {
-                (
-                    proptest::collection::vec(any::<i8>(), tokens * dimension),
-                    proptest::collection::vec(1e-4f32..0.05, tokens),
-                )
-                    .prop_map(move |(codes, scales)| TokenVectors {
-                        dimension,
-                        codes,
-                        scales,
-                    })
+            let token = proptest::collection::vec(-1.0f32..1.0, dimension)
+                .prop_filter("not all zero", |v| v.iter().any(|x| x.abs() > 1e-3));
+            let query = proptest::collection::vec(token.clone(), 1..11);
+            let document = proptest::collection::vec(token, 1..8).prop_map(|rows| {
+                let cue = CueCodes::quantize(&rows);
+                TokenVectors {
+                    dimension: cue.dimension,
+                    codes: cue.codes,
+                    scales: cue.scales,
+                }
             });
             (query, proptest::collection::vec(document, 1..12))
         })
@@ -207,25 +388,44 @@ mod tests {
 
     proptest! {
         #[test]
-        fn scores_match_the_plain_formula((query, documents) in case()) {
-            let mut scratch = Vec::new();
-            let best: Vec<Vec<f32>> = documents
-                .iter()
-                .map(|document| best_matches(&query, document, &mut scratch))
-                .collect();
-            let fast = idf_scores(&best);
-            let slow = reference(&query, &documents);
+        fn int8_scores_equal_the_plain_formula_of_the_quantised_query(
+            (query, documents) in case()
+        ) {
+            let cue = CueCodes::quantize(&query);
+            let fast = fast(&cue, &documents);
+            let slow = reference(&dequantised(&cue), &documents);
             prop_assert_eq!(fast.len(), slow.len());
             for (f, s) in fast.iter().zip(&slow) {
-                prop_assert!((f64::from(*f) - s).abs() <= 1e-4 * (1.0 + s.abs()), "{f} vs {s}");
+                prop_assert!((f64::from(*f) - s).abs() <= 1e-5 * (1.0 + s.abs()), "{f} vs {s}");
+            }
+        }
+
+        #[test]
+        fn best_matches_stay_within_the_quantisation_error_of_the_float_query(
+            (query, documents) in case()
+        ) {
+            let cue = CueCodes::quantize(&query);
+            for document in &documents {
+                let best = best_matches(&cue, &document.view());
+                for (j, token) in unit_f64(&query).iter().enumerate() {
+                    let exact = reference(std::slice::from_ref(token), std::slice::from_ref(document));
+                    prop_assert!((f64::from(best[j]) - exact[0]).abs() <= 0.01, "{} vs {}", best[j], exact[0]);
+                }
             }
         }
     }
 
     #[test]
+    fn quantize_keeps_unit_rows_to_int8_precision() {
+        let cue = CueCodes::quantize(&[vec![3.0, -4.0], vec![0.0, 2.0]]);
+        assert_eq!(cue.codes, vec![95, -127, 0, 127]);
+        assert!((cue.scales[0] - 0.8 / 127.0).abs() < 1e-7);
+        assert!((cue.scales[1] - 1.0 / 127.0).abs() < 1e-7);
+    }
+
+    #[test]
     fn a_token_every_document_matches_weighs_less_than_a_rare_one() {
-        let common = vec![1.0, 0.0];
-        let rare = vec![0.0, 1.0];
+        let cue = CueCodes::quantize(&[vec![1.0, 0.0], vec![0.0, 1.0]]);
         let doc = |codes: Vec<i8>| TokenVectors {
             dimension: 2,
             codes,
@@ -238,12 +438,7 @@ mod tests {
             doc(vec![127, 0]),
             doc(vec![0, 127]),
         ];
-        let mut scratch = Vec::new();
-        let best: Vec<Vec<f32>> = documents
-            .iter()
-            .map(|d| best_matches(&[common.clone(), rare.clone()], d, &mut scratch))
-            .collect();
-        let scores = idf_scores(&best);
+        let scores = fast(&cue, &documents);
         assert!(scores[3] > scores[0], "{scores:?}");
     }
 }
