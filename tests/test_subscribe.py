@@ -119,7 +119,7 @@ def test_blocked_next_is_interruptible(mem: hebbs.Hebbs) -> None:
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        sub.next()
+        sub.next(timeout=60)  # bounded: a lost interrupt fails the test instead of hanging it
     timer.join()
     sub.close()
 
