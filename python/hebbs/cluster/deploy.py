@@ -1,0 +1,131 @@
+"""``Cluster``: deploys a cluster on Ray Serve from a :class:`~hebbs.cluster.config.ClusterConfig`
+and drives it (add a shard, find a shard's replica, stop). ``hebbs cluster serve`` runs one.
+
+The first start saves ``cluster.json`` (:mod:`hebbs.cluster.state`) with the config's shards;
+a later start deploys the saved shard list, then adds the config's shards it lacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray import serve
+
+from hebbs.cluster.config import ClusterConfig, check_shards
+from hebbs.cluster.constants import INGRESS_APP
+from hebbs.cluster.deployments import (
+    SHARD_DEPLOYMENT,
+    IngressDeployment,
+    ShardDeployment,
+    shard_app_name,
+)
+from hebbs.cluster.runtime import start_ray, stop_ray
+from hebbs.cluster.state import ClusterState, initial_state, load_state
+
+
+class Cluster:
+    """The cluster of ``config``: ``with Cluster(config) as cluster: HebbsClient(cluster.url)``."""
+
+    def __init__(self, config: ClusterConfig, *, log_to_driver: bool = True) -> None:
+        self.config = config
+        self._log_to_driver = log_to_driver
+        self._owns_ray = False
+        self._apps: list[str] = []
+
+    @property
+    def url(self) -> str:
+        """The cluster's URL (Ray Serve's HTTP proxy)."""
+        return f"http://{self.config.host}:{self.config.port}"
+
+    @property
+    def state(self) -> ClusterState:
+        state = load_state(self.config.data_dir)
+        if state is None:
+            raise RuntimeError("the cluster was not started")
+        return state
+
+    def start(self) -> Cluster:
+        """Starts (or joins) Ray, then Serve's proxy, the shards and the ingress; returns once
+        every replica is up."""
+        self._owns_ray = start_ray(
+            self.config.ray_address,
+            num_cpus=self.config.num_cpus,
+            log_to_driver=self._log_to_driver,
+        )
+        serve.start(http_options={"host": self.config.host, "port": self.config.port})
+        state = initial_state(self.config.data_dir, self.config.shards)
+        for name in state.shards:
+            self._deploy_shard(name, state.secret)
+        serve.run(
+            IngressDeployment.bind(str(self.config.data_dir)),
+            name=INGRESS_APP,
+            route_prefix="/",
+        )
+        self._apps.append(INGRESS_APP)
+        for name in self.config.shards:
+            if name not in state.shards:
+                self.add_shard(name)
+        return self
+
+    def _deploy_shard(self, name: str, secret: str) -> None:
+        options: dict[str, Any] = {"num_cpus": 0}
+        if self.config.shard_env:
+            options["runtime_env"] = {"env_vars": dict(self.config.shard_env)}
+        app = ShardDeployment.options(ray_actor_options=options).bind(
+            str(self.config.data_dir), name, secret
+        )
+        serve.run(app, name=shard_app_name(name), route_prefix=None)
+        self._apps.append(shard_app_name(name))
+
+    def _ingress(self) -> Any:
+        return serve.get_app_handle(INGRESS_APP)
+
+    def shards(self) -> list[str]:
+        """The shard list the ingress routes by."""
+        found: list[str] = self._ingress().shards.remote().result()
+        return found
+
+    def owner(self, tenant: str) -> str:
+        """The shard that owns ``tenant``."""
+        found: str = self._ingress().owner.remote(tenant).result()
+        return found
+
+    def add_shard(self, name: str) -> dict[str, Any]:
+        """Deploys shard ``name`` and moves to it the tenants it now owns (writes to them are
+        refused with a 503 and ``Retry-After`` meanwhile): what moved, per tenant."""
+        state = self.state
+        check_shards((*state.shards, name))
+        self._deploy_shard(name, state.secret)
+        moved: dict[str, Any] = self._ingress().add_shard.remote(name).result()
+        return moved
+
+    def _shard(self, name: str) -> Any:
+        return serve.get_deployment_handle(SHARD_DEPLOYMENT, app_name=shard_app_name(name))
+
+    def shard_url(self, name: str) -> str:
+        """Where shard ``name``'s replica serves now (for a direct call, bypassing the
+        ingress)."""
+        url: str = self._shard(name).url.remote().result()
+        return url
+
+    def shard_pid(self, name: str) -> int:
+        """The process id of shard ``name``'s replica."""
+        pid: int = self._shard(name).pid.remote().result()
+        return pid
+
+    def stop(self) -> None:
+        """Deletes the applications (each shard closes its stores), stops Serve, and Ray if
+        :meth:`start` started it."""
+        for app in reversed(self._apps):
+            serve.delete(app)
+        self._apps.clear()
+        serve.shutdown()
+        if self._owns_ray:
+            stop_ray()
+            self._owns_ray = False
+
+    def __enter__(self) -> Cluster:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
