@@ -8,12 +8,20 @@ Modules, one concern each: :mod:`~hebbs.cluster.config` (``cluster.toml``),
 :mod:`~hebbs.cluster.deployments` (the Ray Serve deployments), :mod:`~hebbs.cluster.runtime`
 (starting Ray on 127.0.0.1) and :mod:`~hebbs.cluster.deploy` (:class:`Cluster`). The modules
 that import Ray need the ``ray`` extra: ``pip install 'hebbs[ray]'``; the config, hashing and
-state import without it.
+state import without it. Importing the package makes a Ray started later bind to 127.0.0.1
+(:mod:`hebbs.cluster.runtime`).
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+
+from hebbs.cluster.constants import CLUSTER_ENV, USAGE_STATS_ENV
+
+# Before any module of the package imports Ray (see hebbs.cluster.runtime).
+os.environ.setdefault(CLUSTER_ENV, "0")
+os.environ.setdefault(USAGE_STATS_ENV, "0")
 
 from hebbs.cluster.config import ClusterConfig, ConfigError, load_config
 from hebbs.cluster.hashing import owner

@@ -36,3 +36,10 @@ HEALTH_CHECK_PERIOD_S: Final = 2.0
 HEALTH_CHECK_TIMEOUT_S: Final = 10.0
 #: Seconds the ingress gives one forwarded request (a large import may take long).
 FORWARD_TIMEOUT_S: Final = 600.0
+#: Ray's switch between a node address on loopback ("0") and the outward one ("1"), read when
+#: Ray is imported (:mod:`hebbs.cluster.runtime`).
+CLUSTER_ENV: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+#: Environment variable that turns off Ray's usage statistics (they would leave the machine).
+USAGE_STATS_ENV: Final = "RAY_USAGE_STATS_ENABLED"
+#: The node address of a Ray started here.
+LOOPBACK: Final = "127.0.0.1"

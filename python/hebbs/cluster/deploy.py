@@ -15,11 +15,11 @@ from hebbs.cluster.config import ClusterConfig, check_shards
 from hebbs.cluster.constants import INGRESS_APP
 from hebbs.cluster.deployments import (
     SHARD_DEPLOYMENT,
-    IngressDeployment,
-    ShardDeployment,
+    ingress_application,
     shard_app_name,
+    shard_application,
 )
-from hebbs.cluster.runtime import start_ray, stop_ray
+from hebbs.cluster.runtime import start_ray, start_serve, stop_ray, stop_serve
 from hebbs.cluster.state import ClusterState, initial_state, load_state
 
 
@@ -52,12 +52,12 @@ class Cluster:
             num_cpus=self.config.num_cpus,
             log_to_driver=self._log_to_driver,
         )
-        serve.start(http_options={"host": self.config.host, "port": self.config.port})
+        start_serve(self.config.host, self.config.port)
         state = initial_state(self.config.data_dir, self.config.shards)
         for name in state.shards:
             self._deploy_shard(name, state.secret)
         serve.run(
-            IngressDeployment.bind(str(self.config.data_dir)),
+            ingress_application(str(self.config.data_dir)),
             name=INGRESS_APP,
             route_prefix="/",
         )
@@ -68,12 +68,7 @@ class Cluster:
         return self
 
     def _deploy_shard(self, name: str, secret: str) -> None:
-        options: dict[str, Any] = {"num_cpus": 0}
-        if self.config.shard_env:
-            options["runtime_env"] = {"env_vars": dict(self.config.shard_env)}
-        app = ShardDeployment.options(ray_actor_options=options).bind(
-            str(self.config.data_dir), name, secret
-        )
+        app = shard_application(str(self.config.data_dir), name, secret, self.config.shard_env)
         serve.run(app, name=shard_app_name(name), route_prefix=None)
         self._apps.append(shard_app_name(name))
 
@@ -119,7 +114,7 @@ class Cluster:
         for app in reversed(self._apps):
             serve.delete(app)
         self._apps.clear()
-        serve.shutdown()
+        stop_serve()
         if self._owns_ray:
             stop_ray()
             self._owns_ray = False

@@ -8,13 +8,13 @@ workers; Serve health-checks every replica each :data:`HEALTH_CHECK_PERIOD_S` an
 that died or whose uvicorn stopped.
 """
 
-
 import os
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from fastapi import FastAPI, Request, Response
 from ray import serve
 from ray.exceptions import RayError
+from ray.serve.deployment import Application, Deployment
 from ray.serve.exceptions import RayServeException
 
 from hebbs.cluster.constants import (
@@ -110,3 +110,19 @@ class IngressDeployment:
 
     def owner(self, tenant: str) -> str:
         return self.router.owner(tenant)
+
+
+def ingress_application(data_dir: str) -> Application:
+    """The ingress bound to the cluster at ``data_dir``, for ``serve.run``."""
+    # serve.deployment leaves the class's type as it was; it is a Deployment.
+    return cast(Deployment, IngressDeployment).bind(data_dir)
+
+
+def shard_application(data_dir: str, name: str, secret: str, env: dict[str, str]) -> Application:
+    """Shard ``name`` of the cluster at ``data_dir`` bound for ``serve.run``; its replica gets
+    the environment variables ``env``."""
+    options: dict[str, Any] = {"num_cpus": 0}
+    if env:
+        options["runtime_env"] = {"env_vars": dict(env)}
+    deployment = cast(Deployment, ShardDeployment).options(ray_actor_options=options)
+    return deployment.bind(data_dir, name, secret)

@@ -185,9 +185,7 @@ class Router:
         answer = await self._send(
             shard, request.method, request.url.path, request.url.query, headers, body, write
         )
-        out_headers = {
-            k: v for k, v in answer.headers.items() if k.lower() not in HOP_HEADERS
-        }
+        out_headers = {k: v for k, v in answer.headers.items() if k.lower() not in HOP_HEADERS}
         if answer.headers.get("content-type", "").startswith(STREAMED_TYPES):
             return StreamingResponse(
                 answer.aiter_raw(),
@@ -248,9 +246,7 @@ class Router:
 
     # Moving tenants.
 
-    async def _internal(
-        self, shard: str, method: str, path: str, **options: Any
-    ) -> httpx.Response:
+    async def _internal(self, shard: str, method: str, path: str, **options: Any) -> httpx.Response:
         url = await self._url(shard)
         headers = {SECRET_HEADER: self.state.secret, **options.pop("headers", {})}
         answer = await self._http.request(

@@ -72,7 +72,9 @@ def internal_router(secret: str) -> APIRouter:
 
 def shard_app(server: BackgroundServer, secret: str) -> FastAPI:
     """``server``'s app with the internal routes added (before it starts)."""
-    app: FastAPI = server.app
+    app = server.app
+    if not isinstance(app, FastAPI):
+        raise TypeError("a shard serves the hebbs FastAPI app")
     app.include_router(internal_router(secret))
     return app
 
