@@ -3,9 +3,11 @@ replica, no HTTP route of Serve's: it serves its own uvicorn on 127.0.0.1) and
 :class:`IngressDeployment` (the application at ``/`` behind Serve's HTTP proxy: the cluster's
 URL), which runs :class:`~hebbs.cluster.ingress.Router`.
 
-Each replica asks for no CPU (``num_cpus=0``), so the CPUs Ray counts are left to Ray Data's
-workers; Serve health-checks every replica each :data:`HEALTH_CHECK_PERIOD_S` and replaces one
-that died or whose uvicorn stopped.
+Each replica's constructor first binds its Serve-internal gRPC server to loopback
+(:func:`~hebbs.cluster.runtime.bind_replicas_to_loopback`; it runs before the replica starts
+that server). Each replica asks for no CPU (``num_cpus=0``), so the CPUs Ray counts are left to
+Ray Data's workers; Serve health-checks every replica each :data:`HEALTH_CHECK_PERIOD_S` and
+replaces one that died or whose uvicorn stopped.
 """
 
 import os
@@ -25,6 +27,7 @@ from hebbs.cluster.constants import (
     SHARD_MAX_ONGOING,
 )
 from hebbs.cluster.ingress import Router, ShardUnavailable
+from hebbs.cluster.runtime import bind_replicas_to_loopback
 from hebbs.cluster.shard import ShardServer
 
 #: Every method the ingress forwards.
@@ -49,6 +52,7 @@ class ShardDeployment:
     """A shard's replica: its :class:`~hebbs.cluster.shard.ShardServer`."""
 
     def __init__(self, data_dir: str, name: str, secret: str) -> None:
+        bind_replicas_to_loopback()
         self.server = ShardServer(data_dir, name, secret)
 
     def url(self) -> str:
@@ -95,6 +99,7 @@ class IngressDeployment:
     """The ingress replica (exactly one: it holds the set of tenants being moved)."""
 
     def __init__(self, data_dir: str) -> None:
+        bind_replicas_to_loopback()
         self.router = Router(data_dir, resolve_shard)
 
     @ingress_api.api_route("/{path:path}", methods=METHODS, include_in_schema=False)

@@ -13,12 +13,44 @@ refuses to start a Ray that is not on loopback. To join a Ray cluster of several
 
 from __future__ import annotations
 
-from typing import Callable, cast
+import os
+from typing import Any, Callable, cast
 
 import ray
+import ray.serve._private.replica as serve_replica
 from ray import serve
 
 from hebbs.cluster.constants import CLUSTER_ENV, LOOPBACK
+
+#: The address Ray Serve 2.60 gives every replica's inter-deployment gRPC server, hard-coded in
+#: ``ray/serve/_private/replica.py`` (all interfaces, whatever the node's address).
+SERVE_REPLICA_GRPC_ADDRESS = "[::]:0"
+#: The name of the function that binds it, in that module.
+_REPLICA_ADD_PORT = "add_port_to_grpc_server"
+#: The wrappers :func:`bind_replicas_to_loopback` installed (it installs one per process).
+_LOOPBACK_WRAPPERS: set[Callable[[Any, str], int]] = set()
+
+
+def bind_replicas_to_loopback() -> None:
+    """Makes the Serve replicas of this process bind their inter-deployment gRPC server to
+    127.0.0.1 instead of all interfaces, when Ray's node address is loopback
+    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``). Ray Serve has no setting for it, so this wraps
+    the function its replica module calls; the constructors of :mod:`hebbs.cluster.deployments`
+    call it, which Ray runs before the replica starts that server."""
+    if os.environ.get(CLUSTER_ENV) != "0":
+        return
+    names = vars(serve_replica)
+    original: Callable[[Any, str], int] = names[_REPLICA_ADD_PORT]
+    if original in _LOOPBACK_WRAPPERS:
+        return
+
+    def add_port(server: Any, address: str) -> int:
+        if address == SERVE_REPLICA_GRPC_ADDRESS:
+            address = f"{LOOPBACK}:0"
+        return original(server, address)
+
+    _LOOPBACK_WRAPPERS.add(add_port)
+    names[_REPLICA_ADD_PORT] = add_port
 
 
 def node_address() -> str:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from hebbs.cluster.runtime import start_ray, stop_ray
 from hebbs.ray.ingest import DEFAULT_INGEST_BATCH, DEFAULT_INGEST_WORKERS, IngestResult, ingest
+from hebbs.ray.reflect import TenantReflection, reflect_tenants
 
 __all__ = [
     "DEFAULT_INGEST_BATCH",
     "DEFAULT_INGEST_WORKERS",
     "IngestResult",
+    "TenantReflection",
     "ingest",
+    "reflect_tenants",
     "start_ray",
     "stop_ray",
 ]
