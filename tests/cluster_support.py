@@ -16,6 +16,9 @@ import pytest
 
 from fake_llm import FakeLLM
 from fake_llm import start as start_llm
+
+# Imported before any test module imports Ray: it makes the tests' Ray bind to 127.0.0.1.
+from hebbs.cluster import ClusterConfig
 from hebbs.server.keys import KeyStore
 
 if TYPE_CHECKING:
@@ -31,7 +34,7 @@ RAY_CPUS = 2
 
 
 @dataclass
-class TestCluster:
+class RunningCluster:
     cluster: Cluster
     keys: dict[str, str]
     llm: FakeLLM
@@ -60,8 +63,8 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestCluster]:
-    from hebbs.cluster import Cluster, ClusterConfig
+def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningCluster]:
+    from hebbs.cluster import Cluster
 
     data_dir = tmp_path_factory.mktemp("cluster")
     store = KeyStore(data_dir)
@@ -81,7 +84,7 @@ def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClust
     )
     cluster = Cluster(config, log_to_driver=bool(os.environ.get("HEBBS_RAY_LOGS"))).start()
     try:
-        yield TestCluster(cluster, keys, llm)
+        yield RunningCluster(cluster, keys, llm)
     finally:
         cluster.stop()
         llm.close()

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import hebbs
-from hebbs.embedder import Embedder, default_embedder
 from cluster_support import test_cluster
+from hebbs.embedder import Embedder, default_embedder
 from remote import EMBEDDED_ONLY, hebbs_server, register_marker, remote_key, store
 
 #: The fixtures of ``remote.py`` and ``cluster_support.py``, found by pytest as names of this

@@ -14,7 +14,7 @@ import time
 import httpx
 import pytest
 
-from cluster_support import SHARDS, TENANTS, TestCluster, ray_listeners
+from cluster_support import SHARDS, TENANTS, RunningCluster, ray_listeners
 from hebbs import AuthError, HebbsClient, NotFoundError
 from hebbs.cluster.hashing import moves, owner
 from hebbs.errors import HebbsError
@@ -28,7 +28,7 @@ MOVING_TENANT_SIZE = 1500
 RESTART_WAIT_S = 120.0
 
 
-def tenant_dirs(cluster: TestCluster) -> dict[str, set[str]]:
+def tenant_dirs(cluster: RunningCluster) -> dict[str, set[str]]:
     """``{shard: tenants with a store folder on it}``."""
     found = {}
     for shard in (cluster.data_dir / "shards").iterdir():
@@ -50,7 +50,7 @@ def contents(client: HebbsClient) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def written(test_cluster: TestCluster) -> dict[str, list[str]]:
+def written(test_cluster: RunningCluster) -> dict[str, list[str]]:
     """Each tenant's memories, written through the ingress."""
     out: dict[str, list[str]] = {}
     for tenant in TENANTS:
@@ -65,7 +65,7 @@ def written(test_cluster: TestCluster) -> dict[str, list[str]]:
 
 
 def test_each_tenant_lives_on_exactly_one_shard(
-    test_cluster: TestCluster, written: dict[str, list[str]]
+    test_cluster: RunningCluster, written: dict[str, list[str]]
 ) -> None:
     cluster = test_cluster.cluster
     assert cluster.shards() == list(SHARDS)
@@ -87,7 +87,7 @@ def test_each_tenant_lives_on_exactly_one_shard(
 
 
 def test_the_client_works_unchanged_through_the_ingress(
-    test_cluster: TestCluster, written: dict[str, list[str]]
+    test_cluster: RunningCluster, written: dict[str, list[str]]
 ) -> None:
     first, second = TENANTS[0], TENANTS[4]
     assert owner(first, SHARDS) != owner(second, SHARDS)
@@ -131,7 +131,7 @@ def test_the_client_works_unchanged_through_the_ingress(
     assert "/v1/memories/recall" in httpx.get(test_cluster.url + "/openapi.json").json()["paths"]
 
 
-def test_ray_and_every_server_listen_on_loopback_only(test_cluster: TestCluster) -> None:
+def test_ray_and_every_server_listen_on_loopback_only(test_cluster: RunningCluster) -> None:
     listening = ray_listeners()
     assert len(listening) >= 5
     outward = {a: command for a, command in listening.items() if not _loopback(a)}
@@ -184,7 +184,7 @@ class Writer:
 
 
 def test_adding_a_shard_moves_only_the_tenants_whose_owner_changed(
-    test_cluster: TestCluster, written: dict[str, list[str]], embedder: object
+    test_cluster: RunningCluster, written: dict[str, list[str]], embedder: object
 ) -> None:
     cluster = test_cluster.cluster
     expected = moves(TENANTS, SHARDS, (*SHARDS, "c"))
@@ -240,7 +240,7 @@ def test_adding_a_shard_moves_only_the_tenants_whose_owner_changed(
             assert [r.memory.id for r in found.results] == old_ids
 
 
-def test_a_killed_shard_replica_loses_no_acknowledged_write(test_cluster: TestCluster) -> None:
+def test_a_killed_shard_replica_loses_no_acknowledged_write(test_cluster: RunningCluster) -> None:
     cluster = test_cluster.cluster
     victims = [t for t in TENANTS if cluster.owner(t) == "a"]
     assert victims == ["tenant-4", "tenant-5"]
