@@ -2,13 +2,17 @@
 and drives it (add a shard, find a shard's replica, stop). ``hebbs cluster serve`` runs one.
 
 The first start saves ``cluster.json`` (:mod:`hebbs.cluster.state`) with the config's shards;
-a later start deploys the saved shard list, then adds the config's shards it lacks.
+a later start deploys the saved shard list, then adds the config's shards it lacks. A started
+cluster writes the address of its Ray to ``DATA_DIR/ray-address`` (:data:`RAY_ADDRESS_FILE`),
+so another process :meth:`Cluster.join`s it (``hebbs cluster add-shard``) without a config
+change; stopping removes the file.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
+import ray
 from ray import serve
 
 from hebbs.cluster.config import ClusterConfig, check_shards
@@ -22,6 +26,9 @@ from hebbs.cluster.deployments import (
 from hebbs.cluster.runtime import start_ray, start_serve, stop_ray, stop_serve
 from hebbs.cluster.state import ClusterState, initial_state, load_state
 
+#: The file in the data directory that names the Ray of a running cluster.
+RAY_ADDRESS_FILE: Final = "ray-address"
+
 
 class Cluster:
     """The cluster of ``config``: ``with Cluster(config) as cluster: HebbsClient(cluster.url)``."""
@@ -30,6 +37,7 @@ class Cluster:
         self.config = config
         self._log_to_driver = log_to_driver
         self._owns_ray = False
+        self._joined = False
         self._apps: list[str] = []
 
     @property
@@ -65,12 +73,28 @@ class Cluster:
         for name in self.config.shards:
             if name not in state.shards:
                 self.add_shard(name)
+        gcs: str = ray.get_runtime_context().gcs_address
+        (self.config.data_dir / RAY_ADDRESS_FILE).write_text(gcs, encoding="utf-8")
+        return self
+
+    def join(self) -> Cluster:
+        """Connects to the running cluster of this config (its Ray: ``[ray] address``, else the
+        one ``DATA_DIR/ray-address`` names) to drive it; :meth:`stop` then only disconnects."""
+        address = self.config.ray_address
+        if address is None:
+            file = self.config.data_dir / RAY_ADDRESS_FILE
+            if not file.exists():
+                raise RuntimeError(f"no cluster runs over {self.config.data_dir}")
+            address = file.read_text(encoding="utf-8").strip()
+        self._owns_ray = start_ray(address, log_to_driver=self._log_to_driver)
+        self._joined = True
         return self
 
     def _deploy_shard(self, name: str, secret: str) -> None:
         app = shard_application(str(self.config.data_dir), name, secret, self.config.shard_env)
         serve.run(app, name=shard_app_name(name), route_prefix=None)
-        self._apps.append(shard_app_name(name))
+        if not self._joined:
+            self._apps.append(shard_app_name(name))
 
     def _ingress(self) -> Any:
         return serve.get_app_handle(INGRESS_APP)
@@ -110,7 +134,13 @@ class Cluster:
 
     def stop(self) -> None:
         """Deletes the applications (each shard closes its stores), stops Serve, and Ray if
-        :meth:`start` started it."""
+        :meth:`start` started it; after :meth:`join`, disconnects only."""
+        if self._joined:
+            if self._owns_ray:
+                stop_ray()
+            self._owns_ray = self._joined = False
+            return
+        (self.config.data_dir / RAY_ADDRESS_FILE).unlink(missing_ok=True)
         for app in reversed(self._apps):
             serve.delete(app)
         self._apps.clear()

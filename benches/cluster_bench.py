@@ -1,0 +1,158 @@
+"""The cluster's figures, all in one run on this machine (docs/cluster.md quotes them):
+
+1. Bulk ingest throughput (rows a second) of ``--rows`` rows (default 20 000): one process
+   calling ``remember_many`` in batches on a store of its own (the baseline), then
+   ``hebbs.ray.ingest`` with 1 and with 2 Ray Data workers into the cluster (through the
+   ingress, to the owning shard), each into a fresh tenant; the ratio to the baseline.
+2. Ingress overhead: ``recall`` p50 / p90 through the cluster's URL against the same call to
+   the owning shard's own server (a direct call), ``--calls`` of each, interleaved, one client;
+   with a given vector (the routing alone) and with a text cue (the shard embeds it).
+
+Ray is started here on 127.0.0.1 with 2 CPUs; the cluster has one shard (``a``)::
+
+    .venv/bin/python benches/cluster_bench.py [--rows 20000] [--calls 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hebbs import Hebbs, HebbsClient
+from hebbs.cluster import Cluster, ClusterConfig
+from hebbs.cluster.hashing import owner
+from hebbs.embedder import default_embedder
+from hebbs.ray import ingest
+from hebbs.server.keys import KeyStore
+
+#: Rows per batch, for the baseline and the Ray ingest alike.
+BATCH = 256
+_WORDS = [
+    "invoice",
+    "discount",
+    "renewal",
+    "login",
+    "shipping",
+    "feature",
+    "meeting",
+    "support",
+    "security",
+    "billing",
+    "competitor",
+    "audit",
+    "contract",
+    "upgrade",
+    "refund",
+    "outage",
+    "migration",
+    "onboarding",
+    "pricing",
+    "roadmap",
+]
+
+
+def rows(n: int) -> list[dict[str, Any]]:
+    out = []
+    for i in range(n):
+        a, b, c = _WORDS[i % 20], _WORDS[(i // 20) % 20], _WORDS[(i // 400) % 20]
+        out.append({"text": f"customer {i % 97} wrote about {a}, {b} and {c} (ticket {i})"})
+    return out
+
+
+def baseline(data: list[dict[str, Any]], path: Path) -> float:
+    with Hebbs.open(path, embedder=default_embedder()) as mem:
+        started = time.perf_counter()
+        for start in range(0, len(data), BATCH):
+            mem.remember_many([{"content": r["text"]} for r in data[start : start + BATCH]])
+        return time.perf_counter() - started
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1]
+
+
+def recall_latencies(url: str, direct: str, key: str, calls: int, vector: list[float]) -> dict:
+    out: dict[str, list[float]] = {}
+    bodies = {
+        "vector": {"cue_embedding": vector, "strategies": ["similarity"], "top_k": 10},
+        "text": {"cue": "customer wrote about refunds", "strategies": ["similarity"], "top_k": 10},
+    }
+    with HebbsClient(url, key) as via, HebbsClient(direct, key) as to_shard:
+        for kind, body in bodies.items():
+            for _ in range(20):
+                via.recall(**body)
+                to_shard.recall(**body)
+            for _ in range(calls):
+                for name, client in (("ingress", via), ("direct", to_shard)):
+                    started = time.perf_counter()
+                    client.recall(**body)
+                    out.setdefault(f"{kind}/{name}", []).append(
+                        (time.perf_counter() - started) * 1000
+                    )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--calls", type=int, default=400)
+    args = parser.parse_args()
+    data = rows(args.rows)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        store = KeyStore(root / "cluster")
+        keys = {t: store.create(t, "write")[0] for t in ("bench-1", "bench-2", "bench-recall")}
+        store.close()
+        single_s = baseline(data, root / "single")
+        config = ClusterConfig(data_dir=root / "cluster", shards=("a",), port=6391, num_cpus=2)
+        with Cluster(config, log_to_driver=False) as cluster:
+            ray_s = {}
+            for workers in (1, 2):
+                result = ingest(
+                    data,
+                    cluster.url,
+                    api_key=keys[f"bench-{workers}"],
+                    batch_size=BATCH,
+                    workers=workers,
+                )
+                assert result.written == args.rows, result
+                ray_s[workers] = result.seconds
+            key = keys["bench-recall"]
+            with HebbsClient(cluster.url, key) as client:
+                client.remember_many([{"content": r["text"]} for r in data[:2000]])
+                vector = client.get(
+                    client.list_memories(limit=1).memories[0].id, include_embedding=True
+                ).embedding
+            direct = cluster.shard_url(owner("bench-recall", cluster.shards()))
+            latencies = recall_latencies(cluster.url, direct, key, args.calls, list(vector))
+    print(f"\nBulk ingest of {args.rows} rows ({BATCH} a batch), bundled model, 2 cores")
+    print(f"| {'how':44} | {'seconds':>8} | {'rows/s':>8} | {'x baseline':>10} |")
+    print(f"|{'-' * 46}|{'-' * 10}|{'-' * 10}|{'-' * 12}|")
+    table = [("one process, remember_many (baseline)", single_s)]
+    table += [
+        (f"Ray Data, {w} worker{'s' if w > 1 else ''}, into the cluster", s)
+        for w, s in ray_s.items()
+    ]
+    for name, seconds in table:
+        rate = args.rows / seconds
+        print(f"| {name:44} | {seconds:8.1f} | {rate:8.0f} | {single_s / seconds:10.2f} |")
+    print(f"\nrecall, {args.calls} calls each, interleaved, one client (ms)")
+    print(f"| {'cue':7} | {'path':8} | {'p50':>7} | {'p90':>7} |")
+    print(f"|{'-' * 9}|{'-' * 10}|{'-' * 9}|{'-' * 9}|")
+    for name, values in latencies.items():
+        cue, path = name.split("/")
+        p50, p90 = statistics.median(values), percentile(values, 90)
+        print(f"| {cue:7} | {path:8} | {p50:7.2f} | {p90:7.2f} |")
+    for cue in ("vector", "text"):
+        extra = statistics.median(latencies[f"{cue}/ingress"]) - statistics.median(
+            latencies[f"{cue}/direct"]
+        )
+        print(f"ingress overhead on recall p50 ({cue} cue): {extra:+.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
