@@ -16,6 +16,7 @@ Ray is started here on 127.0.0.1 with 2 CPUs; the cluster has one shard (``a``):
 from __future__ import annotations
 
 import argparse
+import socket
 import statistics
 import tempfile
 import time
@@ -108,7 +109,10 @@ def main() -> None:
         keys = {t: store.create(t, "write")[0] for t in ("bench-1", "bench-2", "bench-recall")}
         store.close()
         single_s = baseline(data, root / "single")
-        config = ClusterConfig(data_dir=root / "cluster", shards=("a",), port=6391, num_cpus=2)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        config = ClusterConfig(data_dir=root / "cluster", shards=("a",), port=port, num_cpus=2)
         with Cluster(config, log_to_driver=False) as cluster:
             ray_s = {}
             for workers in (1, 2):

@@ -40,8 +40,8 @@ def bind_replicas_to_loopback() -> None:
     if os.environ.get(CLUSTER_ENV) != "0":
         return
     names = vars(serve_replica)
-    original: Callable[[Any, str], int] = names[_REPLICA_ADD_PORT]
-    if original in _LOOPBACK_WRAPPERS:
+    original: Callable[[Any, str], int] | None = names.get(_REPLICA_ADD_PORT)
+    if original is None or original in _LOOPBACK_WRAPPERS:
         return
 
     def add_port(server: Any, address: str) -> int:
