@@ -20,6 +20,7 @@ from fake_llm import start as start_llm
 # Imported before any test module imports Ray: it makes the tests' Ray bind to 127.0.0.1.
 from hebbs.cluster import ClusterConfig
 from hebbs.server.keys import KeyStore
+from remote import _free_port as free_port
 
 if TYPE_CHECKING:
     from hebbs.cluster import Cluster
@@ -53,13 +54,6 @@ class RunningCluster:
             return store.create(tenant, scope)[0]
         finally:
             store.close()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="session")

@@ -63,15 +63,20 @@ def node_address() -> str:
 def start_ray(
     address: str | None = None, *, num_cpus: int | None = None, log_to_driver: bool = True
 ) -> bool:
-    """Joins the Ray cluster at ``address``, or starts one on this machine bound to
-    127.0.0.1 (``num_cpus`` CPUs, no dashboard); nothing if Ray is initialized already. True
+    """Joins the Ray cluster at ``address``, or starts a new one on this machine (never joins
+    another found there) bound to 127.0.0.1 (``num_cpus`` CPUs, no dashboard); nothing if Ray is initialized already. True
     if this call started or joined it (so :func:`stop_ray` should end it)."""
     if ray.is_initialized():
         return False
     if address is not None:
         ray.init(address=address, log_to_driver=log_to_driver)
         return True
-    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=log_to_driver)
+    ray.init(
+        address="local",
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        log_to_driver=log_to_driver,
+    )
     if node_address() != LOOPBACK:
         found = node_address()
         ray.shutdown()

@@ -35,9 +35,11 @@ from numpy.typing import NDArray
 
 from hebbs import jsonwire
 from hebbs._native import DEFAULT_IMPORTANCE
+from hebbs.client.errors import error_from_response
 from hebbs.client.settings import headers as client_headers
 from hebbs.embedder import BUNDLED_MODEL_ID, default_embedder
 from hebbs.engine import Hebbs
+from hebbs.errors import InvalidInputError
 from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION
 from hebbs.transfer.importer import validate, write
 
@@ -180,9 +182,10 @@ class _Remote:
             wait = 1.0
             try:
                 answer = self.http.request(method, path, **options)
-                if answer.status_code != 503:
-                    answer.raise_for_status()
+                if answer.status_code < 300:
                     return answer.json()
+                if answer.status_code != 503:
+                    raise error_from_response(answer.status_code, answer.json(), answer.headers)
                 wait = float(answer.headers.get("retry-after", wait))
             except (httpx.ConnectError, httpx.ConnectTimeout):
                 pass
@@ -245,7 +248,17 @@ class IngestWorker:
         todo = [row for row, absent in zip(rows, missing) if absent]
         if todo:
             vectors = self.embedder.embed([row["content"] for row in todo])
-            summary["written"] = [self.remote.write(export_lines(todo, vectors))]
+            try:
+                written = self.remote.write(export_lines(todo, vectors))
+            except InvalidInputError:
+                # Another writer stored some of these ids since the check: write the rest.
+                still = self.remote.missing([row["id"] for row in todo])
+                keep = [i for i, absent in enumerate(still) if absent]
+                written = 0
+                if keep:
+                    lines = export_lines([todo[i] for i in keep], vectors[keep])
+                    written = self.remote.write(lines)
+            summary["written"] = [written]
         return summary
 
 
