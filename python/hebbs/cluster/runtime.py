@@ -64,8 +64,9 @@ def start_ray(
     address: str | None = None, *, num_cpus: int | None = None, log_to_driver: bool = True
 ) -> bool:
     """Joins the Ray cluster at ``address``, or starts a new one on this machine (never joins
-    another found there) bound to 127.0.0.1 (``num_cpus`` CPUs, no dashboard); nothing if Ray is initialized already. True
-    if this call started or joined it (so :func:`stop_ray` should end it)."""
+    another found there) bound to 127.0.0.1 (``num_cpus`` CPUs, no dashboard); nothing if Ray
+    is initialized already. True if this call started or joined it (so :func:`stop_ray` should
+    end it)."""
     if ray.is_initialized():
         return False
     if address is not None:
