@@ -17,11 +17,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from hebbs.cluster.constants import CLUSTER_ENV, USAGE_STATS_ENV
+from hebbs.cluster.constants import AUTH_MODE_ENV, CLUSTER_ENV, USAGE_STATS_ENV
 
 # Before any module of the package imports Ray (see hebbs.cluster.runtime).
 os.environ.setdefault(CLUSTER_ENV, "0")
 os.environ.setdefault(USAGE_STATS_ENV, "0")
+os.environ.setdefault(AUTH_MODE_ENV, "token")
 
 from hebbs.cluster.config import ClusterConfig, ConfigError, load_config
 from hebbs.cluster.hashing import owner

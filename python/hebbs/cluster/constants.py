@@ -43,3 +43,7 @@ CLUSTER_ENV: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 USAGE_STATS_ENV: Final = "RAY_USAGE_STATS_ENABLED"
 #: The node address of a Ray started here.
 LOOPBACK: Final = "127.0.0.1"
+#: Ray's authentication mode, read when Ray is imported: ``token`` unless the environment says
+#: otherwise, so a driver that joins a running Ray sends its token (~/.ray/auth_token), as the
+#: Ray that hebbs starts requires.
+AUTH_MODE_ENV: Final = "RAY_AUTH_MODE"

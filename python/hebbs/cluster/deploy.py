@@ -113,6 +113,8 @@ class Cluster:
         """Deploys shard ``name`` and moves to it the tenants it now owns (writes to them are
         refused with a 503 and ``Retry-After`` meanwhile): what moved, per tenant."""
         state = self.state
+        if name in state.shards:
+            raise ValueError(f"shard {name!r} is in the cluster already")
         check_shards((*state.shards, name))
         self._deploy_shard(name, state.secret)
         moved: dict[str, Any] = self._ingress().add_shard.remote(name).result()

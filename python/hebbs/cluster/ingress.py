@@ -11,8 +11,9 @@ export streams are passed through as they arrive.
 
 A shard that cannot be reached (its replica was killed and Ray Serve is starting another) is
 retried for :data:`SHARD_WAIT_S`: a request that never reached it is sent again to the new
-replica, a read that failed mid-answer too; a write that failed after it was sent is answered
-503 (it was not acknowledged, and the client may retry it), never sent twice by the ingress.
+replica, a read that failed before its answer began too; a write that failed after it was sent,
+or an answer that broke midway, is answered 503 (not acknowledged: the client may retry), so the
+ingress never sends a write twice.
 
 Moving a tenant (:meth:`Router.add_shard`): the tenants whose owner changes are marked moving
 (their writes answered 503 ``not_ready`` with ``Retry-After: MOVE_RETRY_AFTER_S``; their reads
