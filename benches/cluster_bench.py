@@ -6,7 +6,8 @@
    ingress, to the owning shard), each into a fresh tenant; the ratio to the baseline.
    Two more one-process rows: the process embedding with the bundled model itself and passing
    the vectors (a Ray worker's work, in one process), and the baseline again after the rest
-   (the machine's load drifts: the two baseline rows show by how much).
+   (the machine's load drifts: the two baseline rows show by how much), and the write alone:
+   ``remember_many`` of given vectors, no model.
 2. Ingress overhead: ``recall`` p50 / p90 through the cluster's URL against the same call to
    the owning shard's own server (a direct call), and through the ingress's router on a uvicorn
    of its own (no Serve proxy), ``--calls`` of each, interleaved, one client; with a given
@@ -26,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from hebbs import Hebbs, HebbsClient
 from hebbs.cluster import Cluster, ClusterConfig
@@ -82,6 +85,22 @@ def baseline(data: list[dict[str, Any]], path: Path, *, vectors: bool) -> float:
                 mem.remember_many([{"content": t, "embedding": v} for t, v in zip(texts, embedded)])
             else:
                 mem.remember_many([{"content": t} for t in texts])
+        return time.perf_counter() - started
+
+
+def write_alone(data: list[dict[str, Any]], path: Path) -> float:
+    """One process: ``remember_many`` of each batch with precomputed vectors (random unit
+    vectors; the write path alone: records, HNSW, BM25)."""
+    rng = np.random.default_rng(1)
+    vectors = rng.standard_normal((len(data), 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with Hebbs.open(path, embedder=default_embedder()) as mem:
+        started = time.perf_counter()
+        for start in range(0, len(data), BATCH):
+            chunk = range(start, min(start + BATCH, len(data)))
+            mem.remember_many(
+                [{"content": data[i]["text"], "embedding": vectors[i]} for i in chunk]
+            )
         return time.perf_counter() - started
 
 
@@ -167,6 +186,7 @@ def main() -> None:
         store.close()
         single_s = baseline(data, root / "single", vectors=False)
         vectors_s = baseline(data, root / "single-vectors", vectors=True)
+        write_s = write_alone(data, root / "write-alone")
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
@@ -204,6 +224,7 @@ def main() -> None:
         ("one process, remember_many (baseline)", single_s),
         ("the same, again after the rest", again_s),
         ("one process, embed + remember_many vectors", vectors_s),
+        ("one process, remember_many of given vectors", write_s),
     ]
     table += [
         (f"Ray Data, {w} worker{'s' if w > 1 else ''}, into the cluster", s)
