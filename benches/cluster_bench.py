@@ -148,13 +148,17 @@ def percentile(values: list[float], q: float) -> float:
 PATHS = ("ingress", "router", "direct")
 
 
-def recall_latencies(urls: dict[str, str], key: str, calls: int, vector: list[float]) -> dict:
+def recall_latencies(
+    urls: dict[str, str], keys: dict[str, str], calls: int, vector: list[float]
+) -> dict:
+    """Recall latencies in ms by ``cue/path``; each path its own key of the tenant (a key's
+    rate limit, 100 requests/s, would otherwise be shared by the three)."""
     out: dict[str, list[float]] = {}
     bodies = {
         "vector": {"cue_embedding": vector, "strategies": ["similarity"], "top_k": 10},
         "text": {"cue": "customer wrote about refunds", "strategies": ["similarity"], "top_k": 10},
     }
-    clients = {name: HebbsClient(url, key) for name, url in urls.items()}
+    clients = {name: HebbsClient(url, keys[name]) for name, url in urls.items()}
     try:
         for kind, body in bodies.items():
             for _ in range(20):
@@ -183,6 +187,7 @@ def main() -> None:
         root = Path(tmp)
         store = KeyStore(root / "cluster")
         keys = {t: store.create(t, "write")[0] for t in ("bench-1", "bench-2", "bench-recall")}
+        path_keys = {path: store.create("bench-recall", "write")[0] for path in PATHS}
         store.close()
         single_s = baseline(data, root / "single", vectors=False)
         vectors_s = baseline(data, root / "single-vectors", vectors=True)
@@ -213,7 +218,7 @@ def main() -> None:
             plain = PlainIngress(root / "cluster", direct)
             urls = {"ingress": cluster.url, "router": plain.url, "direct": direct}
             try:
-                latencies = recall_latencies(urls, key, args.calls, list(vector))
+                latencies = recall_latencies(urls, path_keys, args.calls, list(vector))
             finally:
                 plain.stop()
             again_s = baseline(data, root / "single-again", vectors=False)
