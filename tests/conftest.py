@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 import hebbs
+from cluster_support import test_cluster
 from hebbs.embedder import Embedder, default_embedder
 from remote import EMBEDDED_ONLY, hebbs_server, register_marker, remote_key, store
 
-#: The fixtures of ``remote.py``, found by pytest as names of this module.
-__all__ = ["hebbs_server", "remote_key", "store"]
+#: The fixtures of ``remote.py`` and ``cluster_support.py``, found by pytest as names of this
+#: module.
+__all__ = ["hebbs_server", "remote_key", "store", "test_cluster"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

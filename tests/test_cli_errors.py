@@ -85,7 +85,7 @@ DATA_COMMANDS = (
     ("confirm-contradiction", MISSING_ID, MISSING_ID),
 )
 #: Commands whose subcommands take the flags (``keys create --tenant``).
-NESTED_COMMANDS = ("keys",)
+NESTED_COMMANDS = ("keys", "cluster")
 
 
 @dataclass(frozen=True)
@@ -222,6 +222,11 @@ def flags(seed_id: str) -> list[Flag]:
             BAD_DURATIONS,
         ),
         Flag(("keys", "revoke"), None, "KEY_ID", (SURROGATE,)),
+        # Not fuzzed: a valid config deploys (or joins) a cluster.
+        Flag(("cluster", "serve"), "--config", "--config", BAD_FILES, fuzz=False),
+        Flag(("cluster", "add-shard", "c"), "--config", "--config", BAD_FILES, fuzz=False),
+        Flag(("cluster", "shards"), "--config", "--config", BAD_FILES, fuzz=False),
+        Flag(("cluster", "add-shard", "--config", __file__), None, "NAME", BAD_TENANTS, False),
         Flag(
             ("keys", "create", "--tenant", "t", "--scope", "read"),
             "--org",

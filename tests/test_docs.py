@@ -176,7 +176,7 @@ def test_every_help_default_follows_its_constant(monkeypatch: pytest.MonkeyPatch
 
 CLIENT_DOC = ROOT / "docs" / "client.md"
 #: The commands that work on a directory only, without ``--url``.
-DIRECTORY_COMMANDS = {"serve", "ui", "keys", "demo", "export", "import", "index"}
+DIRECTORY_COMMANDS = {"serve", "ui", "keys", "demo", "export", "import", "index", "cluster"}
 
 
 def cli_server_section() -> str:

@@ -1,7 +1,8 @@
 """The ``hebbs`` command line: ``remember``, ``recall``, ``get``, ``list``, ``revise``,
 ``forget``, ``health``, ``prime``, ``chat-context``, ``orphans``, ``reflect``, ``insights``,
 ``reflect-prepare``, ``reflect-commit``, ``contradictions``, ``confirm-contradiction``,
-``index``, ``demo``, ``serve``, ``ui``, ``keys``, ``mcp``, ``export`` and ``import``.
+``index``, ``demo``, ``serve``, ``ui``, ``keys``, ``mcp``, ``export``, ``import`` and
+``cluster`` (``cluster serve|add-shard|shards``: a sharded cluster on Ray, docs/cluster.md).
 
 Installed as the ``hebbs`` console script (``hebbs.cli:main``); run ``hebbs --help``. Every
 command takes ``--db PATH`` (default ``$HEBBS_DB``, else ``./hebbs-data``) and ``--json``;

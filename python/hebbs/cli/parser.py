@@ -77,6 +77,8 @@ examples:
   {PROG} export --db ./memory > dump.jsonl
   {PROG} import --db ./copy dump.jsonl
   {PROG} import --db ./memory --from-chroma ./chroma --collection notes
+  {PROG} cluster serve --config cluster.toml
+  {PROG} cluster add-shard --config cluster.toml c
 """
 
 
@@ -115,6 +117,7 @@ def build_parser() -> CliParser:
     _add_mcp(commands)
     _add_export(commands)
     _add_import(commands)
+    _add_cluster(commands)
     return parser
 
 
@@ -799,3 +802,25 @@ def _add_import(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.existing_file,
         help="with --from-chroma: an interpreter that has chromadb (default: this one)",
     )
+
+
+def _add_cluster(commands: argparse._SubParsersAction[CliParser]) -> None:
+    sub = _subparser(
+        commands, "cluster", "tenants sharded over hebbs servers on Ray Serve", remote=False
+    )
+    actions = sub.add_subparsers(dest="cluster_command", metavar="ACTION", required=True)
+    for name, summary in (
+        ("serve", "deploy the cluster of --config and serve until interrupted"),
+        ("add-shard", "add shard NAME to the running cluster, moving the tenants it now owns"),
+        ("shards", "print the running cluster's shards"),
+    ):
+        action = _subparser(actions, name, summary, remote=False)
+        action.add_argument(
+            "--config",
+            metavar="FILE",
+            type=values.existing_file,
+            required=True,
+            help="the cluster's TOML file (docs/cluster.md)",
+        )
+        if name == "add-shard":
+            action.add_argument("name", metavar="NAME", type=values.tenant, help="the shard")

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.cli import commands, indexing, integrations, lifecycle, reflection, server
+from hebbs.cli import cluster, commands, indexing, integrations, lifecycle, reflection, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
@@ -190,6 +190,8 @@ def _run(args: argparse.Namespace) -> CommandOutput:
         return integrations.import_(args, database_path(args))
     if command == "index":
         return indexing.index(args)
+    if command == "cluster":
+        return cluster.cluster(args)
     run = DATABASE_COMMANDS[command](args)
     with opened(locate(args)) as store:
         return run(store)

@@ -47,6 +47,7 @@ def create_app(
     store: str | Path | None = None,
     grpc_address: str | None = None,
     grpc_tls: tuple[str, str] | None = None,
+    keys_dir: str | Path | None = None,
 ) -> FastAPI:
     """The server app over ``data_dir``.
 
@@ -61,6 +62,8 @@ def create_app(
     ``grpc_address`` (``host:port``) also serves the gRPC services (:mod:`hebbs.rpc`) there
     for the app's lifetime, over the same stores and keys (TLS with ``grpc_tls``, a
     certificate and key file); ``app.state.grpc_port`` is its port once started.
+    ``keys_dir`` is the directory of the key store when it is not ``data_dir`` (the shards of
+    a cluster share the cluster's keys: :mod:`hebbs.cluster`).
     """
     if store is not None and auth:
         raise ValueError("a single store is served only without auth")
@@ -68,7 +71,7 @@ def create_app(
     root.mkdir(parents=True, exist_ok=True)
     shared = BatchingEmbedder(embedder) if embed_batching else embedder
     tenants = TenantStores(root, shared, max_open=max_open_tenants, store=store)
-    keys = KeyStore(root) if auth else None
+    keys = KeyStore(root if keys_dir is None else keys_dir) if auth else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

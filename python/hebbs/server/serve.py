@@ -112,6 +112,10 @@ class BackgroundServer:
             time.sleep(0.01)
         return self
 
+    def alive(self) -> bool:
+        """Whether the server thread is still serving."""
+        return self._thread.is_alive() and not self._server.should_exit
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=SHUTDOWN_GRACE_S + 5)

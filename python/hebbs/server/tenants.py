@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -119,6 +120,34 @@ class TenantStores:
                 entry.engine.close()
                 LOG.info("closed the idle store of tenant %s", name)
                 excess -= 1
+
+    def names(self) -> list[str]:
+        """The tenants that have a store in this data directory, sorted."""
+        if self.store is not None:
+            return [DEFAULT_TENANT]
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and valid_tenant(p.name))
+
+    def remove(self, tenant: str) -> bool:
+        """Closes ``tenant``'s store and deletes its folder (a tenant moved to another shard of
+        a cluster); False if it had none. Raises :class:`~hebbs.errors.ClosedError` while a
+        request still holds it."""
+        if not valid_tenant(tenant) or self.store is not None:
+            raise ValueError(f"invalid tenant name {tenant!r}")
+        with self._lock:
+            entry = self._open.get(tenant)
+            if entry is not None:
+                if entry.leases:
+                    raise ClosedError(f"the store of tenant {tenant} is in use")
+                del self._open[tenant]
+                entry.engine.close()
+            path = self.root / tenant
+            if not path.is_dir():
+                return False
+            shutil.rmtree(path)
+        LOG.info("removed the store of tenant %s", tenant)
+        return True
 
     def close(self) -> None:
         """Closes every store; later leases raise :class:`~hebbs.errors.ClosedError`."""

@@ -24,6 +24,7 @@ from hebbs.server.errors import payload_too_large
 from hebbs.server.limits import MAX_IMPORT_BYTES
 from hebbs.server.openapi import KEYED_ERRORS, errors, stream
 from hebbs.server.routes import READ, WRITE
+from hebbs.server.tenants import TenantStores
 from hebbs.transfer.export import export_lines
 from hebbs.transfer.importer import import_file
 
@@ -41,10 +42,14 @@ router = APIRouter(prefix="/v1", responses=KEYED_ERRORS, tags=["transfer"])
 def export(request: Request, embeddings: bool = True, caller: Caller = READ) -> StreamingResponse:
     """The caller's store as the export format, one JSON object a line (``embeddings=false``
     leaves the vectors out)."""
-    tenants = request.app.state.tenants
+    return export_response(request.app.state.tenants, caller.tenant, embeddings)
+
+
+def export_response(tenants: TenantStores, tenant: str, embeddings: bool) -> StreamingResponse:
+    """``tenant``'s store as the export format, streamed (also a cluster shard's move out)."""
 
     def lines() -> Iterator[bytes]:
-        with tenants.lease(caller.tenant) as engine:
+        with tenants.lease(tenant) as engine:
             for line in export_lines(engine, embeddings=embeddings):
                 yield (line + "\n").encode("utf-8")
 
@@ -65,6 +70,12 @@ def export(request: Request, embeddings: bool = True, caller: Caller = READ) -> 
 async def import_(request: Request, caller: Caller = WRITE) -> Response:
     """Loads an export (the request body, JSON Lines) into the caller's store: validated
     whole first, then written. Answers the counts written."""
+    return JSONResponse(await import_body(request, request.app.state.tenants, caller.tenant))
+
+
+async def import_body(request: Request, tenants: TenantStores, tenant: str) -> dict[str, int]:
+    """Spools the body of ``request`` (an export) and loads it into ``tenant``'s store (also a
+    cluster shard's move in): the counts written."""
     with tempfile.NamedTemporaryFile(prefix="hebbs-import-", suffix=".jsonl") as spool:
         size = 0
         async for chunk in request.stream():
@@ -75,7 +86,7 @@ async def import_(request: Request, caller: Caller = WRITE) -> Response:
         spool.flush()
 
         def load() -> dict[str, int]:
-            with request.app.state.tenants.lease(caller.tenant) as engine:
+            with tenants.lease(tenant) as engine:
                 result = import_file(engine, spool.name)
             return {
                 "memories": result.memories,
@@ -83,4 +94,4 @@ async def import_(request: Request, caller: Caller = WRITE) -> Response:
                 "tombstones": result.tombstones,
             }
 
-        return JSONResponse(await run_in_threadpool(load))
+        return await run_in_threadpool(load)

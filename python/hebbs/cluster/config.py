@@ -1,0 +1,131 @@
+"""``cluster.toml``: what ``hebbs cluster serve --config cluster.toml`` deploys.
+
+```toml
+data_dir = "./cluster-data"   # keys.sqlite3 (hebbs keys create --db), cluster.json, shards/<name>/
+host = "127.0.0.1"            # where the cluster's URL listens (Ray Serve's HTTP proxy)
+port = 6390
+shards = ["a", "b"]           # the shards at the first start; later ones come from add-shard
+
+[ray]
+address = ""                  # an existing Ray cluster to join; empty: start one on this machine
+num_cpus = 2                  # CPUs of a Ray started here (Ray Data's workers use them)
+
+[shard_env]                   # environment variables of every shard replica
+HEBBS_LLM_PROVIDER = "offline"
+```
+
+A relative ``data_dir`` is relative to the file. Unknown keys are refused, each error names the
+key (:class:`ConfigError`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hebbs.cluster.constants import DEFAULT_CLUSTER_PORT
+from hebbs.server.settings import DEFAULT_HOST
+from hebbs.server.tenants import valid_tenant
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+_TOP = {"data_dir", "host", "port", "shards", "ray", "shard_env"}
+_RAY = {"address", "num_cpus"}
+
+
+class ConfigError(ValueError):
+    """A ``cluster.toml`` that cannot be deployed; ``key`` names the offending key."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"cluster config: {key} {reason}")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """A cluster to deploy (see the module's documentation for each field)."""
+
+    data_dir: Path
+    shards: tuple[str, ...]
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_CLUSTER_PORT
+    ray_address: str | None = None
+    num_cpus: int | None = None
+    shard_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_shards(self.shards)
+        if not 0 <= self.port <= 65535:
+            raise ConfigError("port", f"must be 0..65535, not {self.port}")
+        if self.num_cpus is not None and self.num_cpus < 1:
+            raise ConfigError("ray.num_cpus", "must be at least 1")
+
+
+def check_shards(shards: tuple[str, ...]) -> None:
+    """Raises :class:`ConfigError` unless ``shards`` are distinct valid names (the tenant name
+    rule), at least one."""
+    if not shards:
+        raise ConfigError("shards", "must name at least one shard")
+    for index, name in enumerate(shards):
+        if not isinstance(name, str) or not valid_tenant(name):
+            raise ConfigError(f"shards[{index}]", f"{name!r} is not a valid shard name")
+    if len(set(shards)) != len(shards):
+        raise ConfigError("shards", "names a shard twice")
+
+
+def _table(data: dict[str, Any], key: str, allowed: set[str] | None) -> dict[str, Any]:
+    table = data.get(key, {})
+    if not isinstance(table, dict):
+        raise ConfigError(key, "must be a table")
+    if allowed is not None:
+        for name in table:
+            if name not in allowed:
+                raise ConfigError(f"{key}.{name}", "is not a known key")
+    return table
+
+
+def _typed(value: Any, kind: type, key: str) -> Any:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ConfigError(key, f"must be a {kind.__name__}, not {value!r}")
+    return value
+
+
+def parse_config(data: dict[str, Any], base: Path) -> ClusterConfig:
+    """The config of the parsed TOML ``data``; relative paths are relative to ``base``."""
+    for name in data:
+        if name not in _TOP:
+            raise ConfigError(name, "is not a known key")
+    if "data_dir" not in data:
+        raise ConfigError("data_dir", "is required")
+    data_dir = Path(_typed(data["data_dir"], str, "data_dir"))
+    shards = _typed(data.get("shards"), list, "shards")
+    ray = _table(data, "ray", _RAY)
+    env = _table(data, "shard_env", None)
+    for name, value in env.items():
+        _typed(value, str, f"shard_env.{name}")
+    address = _typed(ray.get("address", ""), str, "ray.address")
+    num_cpus = ray.get("num_cpus")
+    return ClusterConfig(
+        data_dir=data_dir if data_dir.is_absolute() else base / data_dir,
+        shards=tuple(shards),
+        host=_typed(data.get("host", DEFAULT_HOST), str, "host"),
+        port=_typed(data.get("port", DEFAULT_CLUSTER_PORT), int, "port"),
+        ray_address=address or None,
+        num_cpus=None if num_cpus is None else _typed(num_cpus, int, "ray.num_cpus"),
+        shard_env=dict(env),
+    )
+
+
+def load_config(path: str | Path) -> ClusterConfig:
+    """The config in the TOML file at ``path``."""
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("file", f"is not TOML: {error}") from None
+    return parse_config(data, file.resolve().parent)

@@ -1,0 +1,49 @@
+"""Named defaults of the cluster (``hebbs cluster serve``), defined once; docs/cluster.md quotes
+them."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The port of the cluster's URL (Ray Serve's HTTP proxy) unless ``cluster.toml`` says otherwise.
+DEFAULT_CLUSTER_PORT: Final = 6390
+#: The Serve application of the ingress.
+INGRESS_APP: Final = "hebbs-cluster"
+#: The Serve application of shard ``NAME`` is this prefix and the name.
+SHARD_APP_PREFIX: Final = "hebbs-shard-"
+#: The cluster's own file in its data directory: the shard list and the internal secret.
+STATE_FILE: Final = "cluster.json"
+#: The folder of the shards' data directories in the cluster's data directory.
+SHARDS_DIR: Final = "shards"
+#: The header that carries the cluster's internal secret to a shard's ``/_shard`` routes.
+SECRET_HEADER: Final = "x-hebbs-cluster-secret"
+#: The prefix of a shard's internal routes (listing, export, import and removal of tenants).
+INTERNAL_PREFIX: Final = "/_shard"
+#: Seconds a client is told to wait (``Retry-After``) when it writes to a tenant being moved.
+MOVE_RETRY_AFTER_S: Final = 1
+#: Seconds the ingress waits for a shard whose replica is down (restarting) before a 503.
+SHARD_WAIT_S: Final = 60.0
+#: Seconds between the ingress's attempts to reach a shard that is down.
+SHARD_RETRY_S: Final = 0.2
+#: Requests one ingress replica serves at once (Ray Serve's ``max_ongoing_requests``; each open
+#: subscription stream holds one).
+INGRESS_MAX_ONGOING: Final = 512
+#: Requests one shard replica is sent at once through Serve (only its control calls go there).
+SHARD_MAX_ONGOING: Final = 64
+#: Seconds between Ray Serve's health checks of a replica.
+HEALTH_CHECK_PERIOD_S: Final = 2.0
+#: Seconds a shard replica may take to answer its health check.
+HEALTH_CHECK_TIMEOUT_S: Final = 10.0
+#: Seconds the ingress gives one forwarded request (a large import may take long).
+FORWARD_TIMEOUT_S: Final = 600.0
+#: Ray's switch between a node address on loopback ("0") and the outward one ("1"), read when
+#: Ray is imported (:mod:`hebbs.cluster.runtime`).
+CLUSTER_ENV: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+#: Environment variable that turns off Ray's usage statistics (they would leave the machine).
+USAGE_STATS_ENV: Final = "RAY_USAGE_STATS_ENABLED"
+#: The node address of a Ray started here.
+LOOPBACK: Final = "127.0.0.1"
+#: Ray's authentication mode, read when Ray is imported: ``token`` unless the environment says
+#: otherwise, so a driver that joins a running Ray sends its token (~/.ray/auth_token), as the
+#: Ray that hebbs starts requires.
+AUTH_MODE_ENV: Final = "RAY_AUTH_MODE"

@@ -1,0 +1,100 @@
+"""One shard of a cluster: the hebbs REST app (:func:`hebbs.server.create_app`) over the
+shard's data directory, with the cluster's key store, served by uvicorn on 127.0.0.1 and a free
+port inside its Ray Serve replica (:mod:`hebbs.cluster.deployments`); the ingress forwards to
+that port over HTTP, so streamed answers (export, subscriptions) pass as they are.
+
+Beside the ``/v1`` routes a shard has internal ones under :data:`INTERNAL_PREFIX`, left out of
+its OpenAPI document and refused (403) without the cluster's secret in :data:`SECRET_HEADER`:
+the tenants it holds, and the export, import and removal of one tenant's store, which is how
+the ingress moves a tenant to a new shard.
+"""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from hebbs.cluster.constants import INTERNAL_PREFIX, SECRET_HEADER, SHARDS_DIR
+from hebbs.server.errors import ApiError, forbidden
+from hebbs.server.serve import BackgroundServer
+from hebbs.server.tenants import TenantStores, valid_tenant
+from hebbs.server.transfer_routes import export_response, import_body
+
+
+def shard_dir(data_dir: str | Path, name: str) -> Path:
+    """The data directory of shard ``name`` of the cluster at ``data_dir``."""
+    return Path(data_dir) / SHARDS_DIR / name
+
+
+def _tenant(tenant: str) -> str:
+    if not valid_tenant(tenant):
+        raise ApiError(400, "invalid_input", f"invalid tenant name {tenant!r}", field="tenant")
+    return tenant
+
+
+def internal_router(secret: str) -> APIRouter:
+    """The internal routes, each refused without ``secret``."""
+
+    def check(request: Request) -> None:
+        given = request.headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), secret.encode()):
+            raise forbidden("an internal route of a cluster shard")
+
+    router = APIRouter(
+        prefix=INTERNAL_PREFIX, include_in_schema=False, dependencies=[Depends(check)]
+    )
+
+    @router.get("/tenants")
+    def tenants(request: Request) -> dict[str, Any]:
+        stores: TenantStores = request.app.state.tenants
+        return {"tenants": stores.names()}
+
+    @router.get("/tenants/{tenant}/export")
+    def export(request: Request, tenant: str) -> StreamingResponse:
+        return export_response(request.app.state.tenants, _tenant(tenant), embeddings=True)
+
+    @router.post("/tenants/{tenant}/import")
+    async def import_(request: Request, tenant: str) -> JSONResponse:
+        stores: TenantStores = request.app.state.tenants
+        return JSONResponse(await import_body(request, stores, _tenant(tenant)))
+
+    @router.delete("/tenants/{tenant}")
+    def remove(request: Request, tenant: str) -> dict[str, Any]:
+        stores: TenantStores = request.app.state.tenants
+        return {"removed": stores.remove(_tenant(tenant))}
+
+    return router
+
+
+def shard_app(server: BackgroundServer, secret: str) -> FastAPI:
+    """``server``'s app with the internal routes added (before it starts)."""
+    app = server.app
+    if not isinstance(app, FastAPI):
+        raise TypeError("a shard serves the hebbs FastAPI app")
+    app.include_router(internal_router(secret))
+    return app
+
+
+class ShardServer:
+    """Shard ``name`` of the cluster at ``data_dir``, served on 127.0.0.1 until :meth:`stop`."""
+
+    def __init__(self, data_dir: str | Path, name: str, secret: str) -> None:
+        self.name = name
+        self._server = BackgroundServer(shard_dir(data_dir, name), keys_dir=data_dir)
+        shard_app(self._server, secret)
+        self._server.start()
+
+    @property
+    def url(self) -> str:
+        return self._server.url
+
+    def alive(self) -> bool:
+        """Whether its uvicorn thread still serves."""
+        return self._server.alive()
+
+    def stop(self) -> None:
+        self._server.stop()

@@ -1,0 +1,66 @@
+"""The cluster's own file, ``DATA_DIR/cluster.json`` (mode 0600): the current shard list and
+the internal secret the ingress shows the shards' ``/_shard`` routes.
+
+It is written when a cluster is first deployed and by the ingress each time a shard joins
+(after its tenants have moved), through a temporary file and a rename, so it is always one
+whole version; an ingress that restarts reads the shard list from it, never from its arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from hebbs.cluster.config import check_shards
+from hebbs.cluster.constants import STATE_FILE
+
+#: Random bytes of the internal secret.
+SECRET_BYTES = 32
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    shards: tuple[str, ...]
+    secret: str
+
+
+def state_path(data_dir: str | Path) -> Path:
+    return Path(data_dir) / STATE_FILE
+
+
+def load_state(data_dir: str | Path) -> ClusterState | None:
+    """The state saved in ``data_dir``, or None before the first deployment."""
+    path = state_path(data_dir)
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    shards = tuple(str(name) for name in data["shards"])
+    check_shards(shards)
+    return ClusterState(shards, str(data["secret"]))
+
+
+def save_state(data_dir: str | Path, state: ClusterState) -> None:
+    """Writes ``state`` whole (a temporary file renamed over the old one)."""
+    path = state_path(data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        json.dump({"shards": list(state.shards), "secret": state.secret}, file)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+
+
+def initial_state(data_dir: str | Path, shards: tuple[str, ...]) -> ClusterState:
+    """The saved state, or a new one of ``shards`` and a fresh secret (saved)."""
+    found = load_state(data_dir)
+    if found is not None:
+        return found
+    check_shards(shards)
+    state = ClusterState(shards, secrets.token_urlsafe(SECRET_BYTES))
+    save_state(data_dir, state)
+    return state

@@ -1,0 +1,109 @@
+"""The cluster's pieces that need no Ray: rendezvous hashing against a naive reference (and
+what adding a shard moves), ``cluster.toml`` and its errors, ``cluster.json``, and which
+requests the ingress treats as writes."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hebbs.cluster.config import ConfigError, load_config, parse_config
+from hebbs.cluster.hashing import moves, owner
+from hebbs.cluster.ingress import is_write
+from hebbs.cluster.state import initial_state, load_state, state_path
+
+names = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,12}", fullmatch=True)
+
+
+def naive_owner(tenant: str, shards: list[str]) -> str:
+    best = None
+    for shard in sorted(shards):
+        digest = hashlib.blake2b(
+            f"{shard}\x00{tenant}".encode(), digest_size=8, person=b"hebbs-hrw"
+        ).digest()
+        weight = int.from_bytes(digest, "big")
+        if best is None or (weight, shard) > best:
+            best = (weight, shard)
+    assert best is not None
+    return best[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shards=st.lists(names, min_size=1, max_size=6, unique=True),
+    tenants=st.lists(names, min_size=1, max_size=30, unique=True),
+    new=names,
+)
+def test_owners_match_the_reference_and_a_new_shard_takes_only_its_own(
+    shards: list[str], tenants: list[str], new: str
+) -> None:
+    for tenant in tenants:
+        assert owner(tenant, shards) == naive_owner(tenant, shards)
+        assert owner(tenant, list(reversed(shards))) == owner(tenant, shards)
+    if new in shards:
+        return
+    after = [*shards, new]
+    moved = moves(tenants, shards, after)
+    for tenant in tenants:
+        if tenant in moved:
+            assert moved[tenant] == (owner(tenant, shards), new)
+        else:
+            assert owner(tenant, after) == owner(tenant, shards)
+
+
+def test_adding_a_shard_moves_about_its_share() -> None:
+    tenants = [f"tenant-{i}" for i in range(3000)]
+    moved = moves(tenants, ["a", "b", "c"], ["a", "b", "c", "d"])
+    assert 600 < len(moved) < 900  # a quarter, 750
+
+
+def test_a_config_file_and_its_errors(tmp_path: Path) -> None:
+    file = tmp_path / "cluster.toml"
+    file.write_text(
+        'data_dir = "data"\nshards = ["a", "b"]\nport = 7000\n'
+        '[ray]\nnum_cpus = 2\n[shard_env]\nHEBBS_LLM_PROVIDER = "offline"\n'
+    )
+    config = load_config(file)
+    assert config.data_dir == tmp_path / "data"
+    assert config.shards == ("a", "b")
+    assert (config.port, config.num_cpus, config.ray_address) == (7000, 2, None)
+    assert config.shard_env == {"HEBBS_LLM_PROVIDER": "offline"}
+    bad = {
+        "shards": {"data_dir": "d", "shards": []},
+        "shards[1]": {"data_dir": "d", "shards": ["a", "B!"]},
+        "port": {"data_dir": "d", "shards": ["a"], "port": "80"},
+        "ray.nodes": {"data_dir": "d", "shards": ["a"], "ray": {"nodes": 3}},
+        "colour": {"data_dir": "d", "shards": ["a"], "colour": "red"},
+        "data_dir": {"shards": ["a"]},
+        "shard_env.X": {"data_dir": "d", "shards": ["a"], "shard_env": {"X": 1}},
+    }
+    for key, data in bad.items():
+        with pytest.raises(ConfigError) as raised:
+            parse_config(data, tmp_path)
+        assert raised.value.key == key
+    file.write_text("shards = [")
+    with pytest.raises(ConfigError):
+        load_config(file)
+
+
+def test_the_state_file_is_made_once_and_private(tmp_path: Path) -> None:
+    assert load_state(tmp_path) is None
+    first = initial_state(tmp_path, ("a", "b"))
+    assert initial_state(tmp_path, ("x",)) == first
+    assert load_state(tmp_path) == first
+    assert len(first.secret) > 40
+    assert state_path(tmp_path).stat().st_mode & 0o777 == 0o600
+
+
+def test_which_requests_are_writes() -> None:
+    assert not is_write("GET", "/v1/memories")
+    assert not is_write("POST", "/v1/memories/recall")
+    assert not is_write("POST", "/v1/subscribe")
+    assert is_write("POST", "/v1/memories")
+    assert is_write("POST", "/v1/import")
+    assert is_write("PUT", "/v1/memories/abc")
+    assert is_write("POST", "/v1/memories/forget")
