@@ -5,6 +5,11 @@ use std::str::FromStr;
 
 use crate::error::{HebbsError, Result};
 
+/// A hash map keyed by memory id. Ids are random in their low bits, so the fast, per-map seeded
+/// `foldhash` is enough; the standard SipHash costs several times more on the recall path,
+/// which looks ids up in these maps for every candidate.
+pub type IdMap<V> = std::collections::HashMap<MemoryId, V, foldhash::fast::RandomState>;
+
 /// A 16-byte memory identifier (UUIDv7).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MemoryId([u8; 16]);

@@ -23,7 +23,6 @@
 //! A crash loses at most the pending increments: one flush interval of access counts, never a
 //! memory. [`Store::flush`] (called by `close`) writes them first.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rocksdb::{WriteBatch, WriteOptions};
@@ -33,7 +32,7 @@ use super::column_families::ACCESS;
 use super::db::Store;
 use super::record_cache::RecordCache;
 use crate::error::Result;
-use crate::memory::{MemoryId, RecordHeader, StoredMemory};
+use crate::memory::{IdMap, MemoryId, RecordHeader, StoredMemory};
 
 /// Memories whose scoring fields are cached at most; past it the cache starts over (about
 /// 100 bytes an entry).
@@ -55,11 +54,11 @@ pub struct ScoringFields {
 #[derive(Default)]
 pub(super) struct HotState {
     /// Access increments recorded by recalls and not yet written to RocksDB.
-    pending: HashMap<MemoryId, AccessStats>,
+    pending: IdMap<AccessStats>,
     /// Increments a flush is writing now; empty whenever the flush gate is free.
-    flushing: HashMap<MemoryId, AccessStats>,
+    flushing: IdMap<AccessStats>,
     /// Scoring fields with RocksDB's access statistics (without `pending`).
-    cache: HashMap<MemoryId, ScoringFields>,
+    cache: IdMap<ScoringFields>,
     /// Decoded records of recently recalled memories (see [`super::record_cache`]).
     pub(super) records: RecordCache,
     /// Bumped by every flush and invalidation: a fill read before a bump is stale.

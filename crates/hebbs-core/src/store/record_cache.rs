@@ -6,13 +6,12 @@
 //! and a reader fills the cache only if the generation did not move between its read and its
 //! fill. It is bounded by the encoded size of what it holds and starts over when full.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::db::Store;
 use super::hot::missing_ids;
 use crate::error::Result;
-use crate::memory::{MemoryId, StoredMemory};
+use crate::memory::{IdMap, MemoryId, StoredMemory};
 
 /// Encoded bytes of the records cached at most.
 pub const RECORD_CACHE_BYTES: usize = 64 * 1024 * 1024;
@@ -22,7 +21,7 @@ const ENTRY_OVERHEAD_BYTES: usize = 128;
 /// Decoded records by id, with the bytes they are charged.
 #[derive(Default)]
 pub(super) struct RecordCache {
-    records: HashMap<MemoryId, (Arc<StoredMemory>, usize)>,
+    records: IdMap<(Arc<StoredMemory>, usize)>,
     bytes: usize,
 }
 

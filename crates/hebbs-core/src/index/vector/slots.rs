@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::codec::Reader;
 use crate::error::{HebbsError, Result};
-use crate::memory::MemoryId;
+use crate::memory::{IdMap, MemoryId};
 
 const MAGIC: &[u8; 8] = b"HEBBSLOT";
 const VERSION: u32 = 1;
@@ -19,7 +19,7 @@ pub struct SlotMap {
     entity_of: Vec<u32>,
     entities: Vec<String>,
     entity_index: HashMap<String, u32>,
-    by_id: HashMap<MemoryId, usize>,
+    by_id: IdMap<usize>,
     deleted: HashSet<usize>,
 }
 
