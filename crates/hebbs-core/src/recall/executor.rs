@@ -4,8 +4,6 @@
 //! lets the re-rank stage re-order the ranked head when the request asks for one, and
 //! truncates to `top_k`.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
 use super::plan::StrategyPlan;
@@ -18,7 +16,7 @@ use super::{analogical, causal, graph_context, hybrid, keyword, regex_scan, simi
 use crate::error::Result;
 use crate::index::text::TextIndex;
 use crate::index::vector::VectorIndex;
-use crate::memory::{Memory, MemoryId};
+use crate::memory::{IdMap, Memory, MemoryId};
 use crate::store::{ScoringFields, Store};
 
 /// One strategy's finding: a memory and how it matched.
@@ -102,7 +100,8 @@ pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
 
 /// Deduplicates by id, in first-seen order, keeping the highest relevance and every detail.
 fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)> {
-    let mut position: HashMap<MemoryId, usize> = HashMap::new();
+    let mut position: IdMap<usize> =
+        IdMap::with_capacity_and_hasher(found.iter().map(Vec::len).sum(), Default::default());
     let mut merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)> = Vec::new();
     for candidate in found.into_iter().flatten() {
         match position.get(&candidate.id) {
@@ -172,35 +171,20 @@ fn rerank_head(context: &RecallContext<'_>, ranked: &mut Vec<Ranked>) -> Result<
 /// [`Store::scoring_fields`]; skipping memories a revision superseded unless the request
 /// includes them), keeps the best `top_k`, and only then reads and assembles their records (a
 /// memory forgotten meanwhile drops out). A temporal-only recall keeps its timeline order
-/// (newest first, seed 000) and still reports each composite score.
+/// (newest first, seed 000) and still reports each composite score. When the score is
+/// relevance alone (see [`ranks_by_relevance`]) only the most relevant candidates are scored.
 fn score(
     context: &RecallContext<'_>,
     merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
 ) -> Result<Vec<RecallResult>> {
-    let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
-    let fields = context.store.scoring_fields(&ids)?;
-    let weights = &context.request.scoring_weights;
     let now = context.now_us;
-    let mut ranked = Vec::with_capacity(merged.len());
-    for ((id, relevance, details), fields) in merged.into_iter().zip(fields) {
-        let Some(ScoringFields { header, access }) = fields else {
-            continue;
-        };
-        if header.superseded && !context.request.include_superseded {
-            continue;
-        }
-        let score = composite_score(
-            weights,
-            relevance,
-            header.created_at,
-            header.importance,
-            access.count,
-            now,
-        );
-        ranked.push((score, header.created_at, access.count, id, details));
-    }
+    let mut ranked = if ranks_by_relevance(context.request) {
+        rank_most_relevant(context, merged)?
+    } else {
+        rank_all(context, merged)?
+    };
     let request = context.request;
-    if request.strategies.len() == 1 && request.strategies[0].strategy == Strategy::Temporal {
+    if temporal_only(request) {
         ranked.sort_by_key(|entry| entry.4[0].rank);
     } else {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
@@ -229,4 +213,92 @@ fn score(
         });
     }
     Ok(results)
+}
+
+/// Whether the composite score of `request` is relevance alone (recency, importance and
+/// reinforcement weighted 0) and nothing re-orders the ranking after it: then the `top_k` most
+/// relevant accepted candidates are the answer, and the rest need no scoring fields.
+fn ranks_by_relevance(request: &RecallRequest) -> bool {
+    let weights = &request.scoring_weights;
+    weights.w_recency == 0.0
+        && weights.w_importance == 0.0
+        && weights.w_reinforcement == 0.0
+        && request.rerank == Rerank::None
+        && !temporal_only(request)
+}
+
+/// Whether `request` runs the temporal strategy alone (its answer keeps the timeline order).
+fn temporal_only(request: &RecallRequest) -> bool {
+    request.strategies.len() == 1 && request.strategies[0].strategy == Strategy::Temporal
+}
+
+/// A candidate's place in a relevance-only ranking: its relevance as the score counts it.
+fn counted_relevance(relevance: f32) -> f32 {
+    relevance.clamp(0.0, 1.0)
+}
+
+/// The ranking entries of every candidate the request accepts (see [`score`]).
+fn rank_all(
+    context: &RecallContext<'_>,
+    merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
+) -> Result<Vec<Ranked>> {
+    let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
+    let fields = context.store.scoring_fields(&ids)?;
+    let mut ranked = Vec::with_capacity(merged.len());
+    for (candidate, fields) in merged.into_iter().zip(fields) {
+        if let Some(entry) = ranked_entry(context, candidate, fields) {
+            ranked.push(entry);
+        }
+    }
+    Ok(ranked)
+}
+
+/// The ranking entries of the most relevant accepted candidates, read `top_k` at a time, most
+/// relevant first, until `top_k` are accepted and the next candidate would score below the last
+/// of them (ties are all kept, for the creation-time tie-break).
+fn rank_most_relevant(
+    context: &RecallContext<'_>,
+    mut merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
+) -> Result<Vec<Ranked>> {
+    let top_k = context.request.top_k.max(1);
+    merged.sort_by(|a, b| counted_relevance(b.1).total_cmp(&counted_relevance(a.1)));
+    let mut ranked: Vec<Ranked> = Vec::with_capacity(top_k);
+    let mut rest = merged.into_iter().peekable();
+    while let Some(next) = rest.peek() {
+        let weight = context.request.scoring_weights.w_relevance;
+        if ranked.len() >= top_k && weight * counted_relevance(next.1) < ranked[top_k - 1].0 {
+            break;
+        }
+        let chunk: Vec<_> = rest.by_ref().take(top_k).collect();
+        let ids: Vec<MemoryId> = chunk.iter().map(|entry| entry.0).collect();
+        let fields = context.store.scoring_fields(&ids)?;
+        for (candidate, fields) in chunk.into_iter().zip(fields) {
+            if let Some(entry) = ranked_entry(context, candidate, fields) {
+                ranked.push(entry);
+            }
+        }
+    }
+    Ok(ranked)
+}
+
+/// One candidate's ranking entry, or `None` when it no longer exists or a revision superseded
+/// it and the request leaves those out.
+fn ranked_entry(
+    context: &RecallContext<'_>,
+    (id, relevance, details): (MemoryId, f32, Vec<StrategyDetail>),
+    fields: Option<ScoringFields>,
+) -> Option<Ranked> {
+    let ScoringFields { header, access } = fields?;
+    if header.superseded && !context.request.include_superseded {
+        return None;
+    }
+    let score = composite_score(
+        &context.request.scoring_weights,
+        relevance,
+        header.created_at,
+        header.importance,
+        access.count,
+        context.now_us,
+    );
+    Some((score, header.created_at, access.count, id, details))
 }

@@ -17,6 +17,7 @@ mod listing;
 mod partial_success;
 mod recall_request_fuzz;
 mod recall_strategies;
+mod relevance_ranking;
 mod rerank;
 mod restore;
 mod state_nearest;
