@@ -13,12 +13,17 @@ tenant ``default``, optimizes, then in one run:
 
 Prints a table (p50 / p99 latency per request, throughput of all clients) and the ratios: REST
 recall p50 minus embedded p50, and 8-client over 1-client remember throughput with and without
-batching. Run ``python benches/rest_bench.py --n 10000`` for a quick run; CI never runs it.
+batching. The REST-minus-embedded figure is also measured paired: the store is copied before
+anything runs, the copy is opened in this process, and each fresh query goes through the
+embedded copy and through the server back to back (alternating which goes first), after the
+same warm-up queries on both, so neither side sees a query the other has not. Run
+``python benches/rest_bench.py --n 10000`` for a quick run; CI never runs it.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import socket
 import subprocess
 import sys
@@ -43,6 +48,8 @@ LOAD_BATCH = 2000
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 60.0
 TOP_K = 10
+#: Queries each side sees before the paired recall is timed.
+PAIRED_WARM_UP = 20
 WORDS = ("customer", "invoice", "meeting", "pricing", "discount", "renewal", "outage", "export")
 
 Call = Callable[[int, int], Any]  # (client, call number)
@@ -177,6 +184,36 @@ def rest_calls(
     }
 
 
+def paired_recall(
+    twin: Path, client: hebbs.HebbsClient, queries: np.ndarray
+) -> tuple[float, float, float]:
+    """p50 ms of embedded and REST recall of each of ``queries`` (vectors passed in), each
+    query through both back to back in alternating order, on the embedded ``twin`` of the
+    served store; and the p50 of the per-query differences."""
+    warm = queries[:PAIRED_WARM_UP]
+    embedded_s: list[float] = []
+    rest_s: list[float] = []
+    with hebbs.Hebbs.open(twin) as mem:
+        calls: tuple[Callable[[np.ndarray], object], ...] = (
+            lambda q: mem.recall(cue_embedding=q, top_k=TOP_K),
+            lambda q: client.recall(cue_embedding=q, top_k=TOP_K),
+        )
+        for query in warm:
+            for call in calls:
+                call(query)
+        for j, query in enumerate(queries[PAIRED_WARM_UP:]):
+            for side in (j % 2, 1 - j % 2):
+                start = time.perf_counter()
+                calls[side](query)
+                (embedded_s if side == 0 else rest_s).append(time.perf_counter() - start)
+    gaps = np.array(rest_s) - np.array(embedded_s)
+    return (
+        float(np.median(embedded_s) * 1e3),
+        float(np.median(rest_s) * 1e3),
+        float(np.median(gaps) * 1e3),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000, help="memories in the store")
@@ -191,6 +228,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp)
         store = loaded_store(data_dir, args.n, rng)
+        twin = Path(tmp) / "twin"
+        shutil.copytree(store, twin)
         print_header(args.runs)
         with hebbs.Hebbs.open(store, embedder=default_embedder()) as mem:
             embedded: dict[str, Call] = {
@@ -212,11 +251,19 @@ def main() -> None:
                             continue
                         timed(call, clients, min(20, args.runs))
                         table.add(mode, name, clients, *timed(call, clients, args.runs))
+                    if batching and clients == 1:
+                        paired = paired_recall(twin, sessions[0], unit_vectors(rng, args.runs))
                     for session in sessions:
                         session.close()
     on, off, c = "REST, batching on", "REST, batching off", args.clients
     added = table.p50[on, "recall, vector", 1] - table.p50["embedded", "recall, vector", 1]
     print(f"\nREST recall p50 - embedded recall p50 (vectors, 1 client): {added:+.2f} ms")
+    embedded_ms, rest_ms, gap_ms = paired
+    print(
+        f"paired, each query both ways: embedded p50 {embedded_ms:.2f} ms, REST p50 "
+        f"{rest_ms:.2f} ms, REST - embedded {rest_ms - embedded_ms:+.2f} ms "
+        f"(p50 of the per-query differences {gap_ms:+.2f} ms)"
+    )
     for mode in (on, off):
         ratio = (
             table.rate[mode, "remember, server embeds", c]
