@@ -48,6 +48,8 @@ LOAD_BATCH = 2000
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 60.0
 TOP_K = 10
+#: Rounds of the model's own one-text and batched passes.
+MODEL_ROUNDS = 30
 #: Queries each side sees before the paired recall is timed.
 PAIRED_WARM_UP = 20
 WORDS = ("customer", "invoice", "meeting", "pricing", "discount", "renewal", "outage", "export")
@@ -214,6 +216,21 @@ def paired_recall(
     )
 
 
+def model_pass_ms(size: int) -> tuple[float, float]:
+    """Median ms of the bundled model's token pass (what a remember runs) over one text and
+    over ``size`` texts, the two timed in turn."""
+    model = default_embedder()
+    texts = [f"fresh {sentence(i)}" for i in range(size)]
+    alone: list[float] = []
+    batched: list[float] = []
+    for _ in range(MODEL_ROUNDS):
+        for batch, samples in (([texts[0]], alone), (texts, batched)):
+            start = time.perf_counter()
+            model.embed_with_tokens(batch)
+            samples.append(time.perf_counter() - start)
+    return float(np.median(alone) * 1e3), float(np.median(batched) * 1e3)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000, help="memories in the store")
@@ -274,6 +291,11 @@ def main() -> None:
         table.rate[on, "remember, server embeds", c] / table.rate[off, "remember, server embeds", c]
     )
     print(f"{c}-client remember throughput, batching on / off: {gain:.2f}x")
+    alone, batched = model_pass_ms(c)
+    print(
+        f"the model's own ceiling on this machine: one text {alone:.2f} ms, a batch of {c} "
+        f"{batched:.2f} ms, so at most {c * alone / batched:.2f}x from batching {c} texts"
+    )
 
 
 if __name__ == "__main__":
