@@ -242,14 +242,8 @@ fn rank_all(
     context: &RecallContext<'_>,
     merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
 ) -> Result<Vec<Ranked>> {
-    let ids: Vec<MemoryId> = merged.iter().map(|entry| entry.0).collect();
-    let fields = context.store.scoring_fields(&ids)?;
     let mut ranked = Vec::with_capacity(merged.len());
-    for (candidate, fields) in merged.into_iter().zip(fields) {
-        if let Some(entry) = ranked_entry(context, candidate, fields) {
-            ranked.push(entry);
-        }
-    }
+    rank_into(context, merged, &mut ranked)?;
     Ok(ranked)
 }
 
@@ -261,24 +255,34 @@ fn rank_most_relevant(
     mut merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
 ) -> Result<Vec<Ranked>> {
     let top_k = context.request.top_k.max(1);
+    let weight = context.request.scoring_weights.w_relevance;
     merged.sort_by(|a, b| counted_relevance(b.1).total_cmp(&counted_relevance(a.1)));
     let mut ranked: Vec<Ranked> = Vec::with_capacity(top_k);
     let mut rest = merged.into_iter().peekable();
     while let Some(next) = rest.peek() {
-        let weight = context.request.scoring_weights.w_relevance;
         if ranked.len() >= top_k && weight * counted_relevance(next.1) < ranked[top_k - 1].0 {
             break;
         }
-        let chunk: Vec<_> = rest.by_ref().take(top_k).collect();
-        let ids: Vec<MemoryId> = chunk.iter().map(|entry| entry.0).collect();
-        let fields = context.store.scoring_fields(&ids)?;
-        for (candidate, fields) in chunk.into_iter().zip(fields) {
-            if let Some(entry) = ranked_entry(context, candidate, fields) {
-                ranked.push(entry);
-            }
-        }
+        rank_into(context, rest.by_ref().take(top_k).collect(), &mut ranked)?;
     }
     Ok(ranked)
+}
+
+/// Appends to `ranked` the entries of those of `candidates` the request accepts, in order,
+/// reading their scoring fields in one call.
+fn rank_into(
+    context: &RecallContext<'_>,
+    candidates: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
+    ranked: &mut Vec<Ranked>,
+) -> Result<()> {
+    let ids: Vec<MemoryId> = candidates.iter().map(|entry| entry.0).collect();
+    let fields = context.store.scoring_fields(&ids)?;
+    for (candidate, fields) in candidates.into_iter().zip(fields) {
+        if let Some(entry) = ranked_entry(context, candidate, fields) {
+            ranked.push(entry);
+        }
+    }
+    Ok(())
 }
 
 /// One candidate's ranking entry, or `None` when it no longer exists or a revision superseded
