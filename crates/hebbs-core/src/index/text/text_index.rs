@@ -23,7 +23,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
 
 use super::pending::{CommittedStats, PendingDoc, Uncommitted};
 use crate::error::{HebbsError, Result};
@@ -42,6 +42,13 @@ pub const TEXT_WRITER_MEMORY_BYTES: usize = 32 * 1024 * 1024;
 /// not used; stemming is measured in docs/hybrid.md. The name is part of the schema: an index
 /// written with another analyzer does not open with this one and is rebuilt from the store.
 const ANALYZER: &str = "hebbs_words_en";
+/// Times a purge's merge is tried. tantivy's own merge policy keeps merging segments in the
+/// background, and one that ends while the purge merges may drop a segment of the purge's set
+/// (an emptied one) from the segment manager; the purge's merge then fails with
+/// `InvalidArgument` and is tried again on the segments of that moment.
+const PURGE_MERGE_ATTEMPTS: usize = 20;
+/// Wait before a purge's merge is tried again.
+const PURGE_MERGE_RETRY_WAIT: Duration = Duration::from_millis(20);
 /// Tokens longer than this many bytes are dropped (base64 blobs and the like).
 const MAX_TOKEN_BYTES: usize = 40;
 const ID: &str = "id";
@@ -223,9 +230,18 @@ impl TextIndex {
     pub fn purge(&self) -> Result<()> {
         let mut state = self.writer.lock();
         self.commit_locked(&mut state)?;
-        let segments = self.index.searchable_segment_ids()?;
-        if !segments.is_empty() {
-            state.writer.merge(&segments).wait()?;
+        for attempt in 1..=PURGE_MERGE_ATTEMPTS {
+            let segments = self.index.searchable_segment_ids()?;
+            if segments.is_empty() {
+                break;
+            }
+            match state.writer.merge(&segments).wait() {
+                Ok(_) => break,
+                Err(TantivyError::InvalidArgument(_)) if attempt < PURGE_MERGE_ATTEMPTS => {
+                    std::thread::sleep(PURGE_MERGE_RETRY_WAIT);
+                }
+                Err(error) => return Err(error.into()),
+            }
         }
         self.reader.reload()?;
         state.writer.garbage_collect_files().wait()?;
@@ -358,4 +374,31 @@ fn spawn_committer(index: Weak<TextIndex>) {
             }
         })
         .expect("spawning the full-text commit thread");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TextIndex;
+    use crate::memory::MemoryId;
+
+    /// Every commit makes a segment, so tantivy's merge policy keeps merging in the background
+    /// while purges merge explicitly: no purge may fail on segments a background merge took.
+    #[test]
+    fn purges_race_background_merges_without_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = TextIndex::open(dir.path()).unwrap();
+        let mut ids = Vec::new();
+        for round in 0..120u64 {
+            let id = MemoryId::new();
+            ids.push(id);
+            let content = format!("note {round} about word{round}");
+            index.add([(id, None, content.as_str())], round).unwrap();
+            index.commit().unwrap();
+            if round % 4 == 3 {
+                index.delete(&ids[ids.len() - 2..ids.len() - 1], round);
+                index.purge().unwrap();
+            }
+        }
+        assert_eq!(index.search("note", 200, None).unwrap().len(), 90);
+    }
 }
