@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hebbs.cluster.config import ConfigError, load_config, parse_config
+from hebbs.cluster.config import ConfigError, Placement, load_config, parse_config
+from hebbs.cluster.constants import DEFAULT_INGRESS_REPLICAS
 from hebbs.cluster.hashing import moves, owner
 from hebbs.cluster.ingress import is_write
 from hebbs.cluster.state import initial_state, load_state, state_path
@@ -62,14 +63,22 @@ def test_adding_a_shard_moves_about_its_share() -> None:
 
 
 def test_a_config_file_and_its_errors(tmp_path: Path) -> None:
+    (tmp_path / "plain.toml").write_text('data_dir = "d"\nshards = ["a"]\n')
     file = tmp_path / "cluster.toml"
     file.write_text(
-        'data_dir = "data"\nshards = ["a", "b"]\nport = 7000\n'
+        'data_dir = "data"\nshards = ["a", "b"]\nport = 7000\ningress_replicas = 3\n'
         '[ray]\nnum_cpus = 2\n[shard_env]\nHEBBS_LLM_PROVIDER = "offline"\n'
+        '[shard.a]\nresource = "node-a"\ndata_dir = "/srv/a"\n'
+        '[shard.c]\ndata_dir = "disk-c"\n'
     )
     config = load_config(file)
     assert config.data_dir == tmp_path / "data"
     assert config.shards == ("a", "b")
+    assert config.ingress_replicas == 3
+    assert config.placement("a") == Placement("/srv/a", "node-a")
+    assert config.placement("b") == Placement(str(tmp_path / "data" / "shards" / "b"))
+    assert config.placement("c") == Placement(str(tmp_path / "disk-c"))
+    assert load_config(tmp_path / "plain.toml").ingress_replicas == DEFAULT_INGRESS_REPLICAS
     assert (config.port, config.num_cpus, config.ray_address) == (7000, 2, None)
     assert config.shard_env == {"HEBBS_LLM_PROVIDER": "offline"}
     bad = {
@@ -80,6 +89,11 @@ def test_a_config_file_and_its_errors(tmp_path: Path) -> None:
         "colour": {"data_dir": "d", "shards": ["a"], "colour": "red"},
         "data_dir": {"shards": ["a"]},
         "shard_env.X": {"data_dir": "d", "shards": ["a"], "shard_env": {"X": 1}},
+        "ingress_replicas": {"data_dir": "d", "shards": ["a"], "ingress_replicas": 0},
+        "shard.a.disk": {"data_dir": "d", "shards": ["a"], "shard": {"a": {"disk": "x"}}},
+        "shard.a.resource": {"data_dir": "d", "shards": ["a"], "shard": {"a": {"resource": 1}}},
+        "shard.B!": {"data_dir": "d", "shards": ["a"], "shard": {"B!": {}}},
+        "shard.a": {"data_dir": "d", "shards": ["a"], "shard": {"a": "x"}},
     }
     for key, data in bad.items():
         with pytest.raises(ConfigError) as raised:
