@@ -111,6 +111,11 @@ class Cluster:
         if not self._joined:
             self._apps.append(shard_app_name(name))
 
+    def set_ingress_replicas(self, replicas: int) -> None:
+        """Redeploys the ingress with ``replicas`` replicas (Serve starts or stops the
+        difference; the others go on serving)."""
+        serve.run(ingress_application(replicas), name=INGRESS_APP, route_prefix="/")
+
     def _ask(self, method: str, *args: Any) -> Any:
         return ray.get(getattr(self._coordinator, method).remote(*args))
 
