@@ -1,10 +1,12 @@
 """The cluster's pieces that need no Ray: rendezvous hashing against a naive reference (and
-what adding a shard moves), ``cluster.toml`` and its errors, ``cluster.json``, and which
-requests the ingress treats as writes."""
+what adding a shard moves), ``cluster.toml`` and its errors, ``cluster.json``, which requests
+the ingress treats as writes, and the key cache over a real key store."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,9 @@ from hebbs.cluster.config import ConfigError, Placement, load_config, parse_conf
 from hebbs.cluster.constants import DEFAULT_INGRESS_REPLICAS
 from hebbs.cluster.hashing import moves, owner
 from hebbs.cluster.ingress import is_write
+from hebbs.cluster.keys import CachedKeys
 from hebbs.cluster.state import initial_state, load_state, state_path
+from hebbs.server.keys import KeyInfo, KeyStore
 
 names = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,12}", fullmatch=True)
 
@@ -121,3 +125,61 @@ def test_which_requests_are_writes() -> None:
     assert is_write("POST", "/v1/import")
     assert is_write("PUT", "/v1/memories/abc")
     assert is_write("POST", "/v1/memories/forget")
+
+
+def test_cached_keys_follow_the_key_store_within_their_ttl(tmp_path: Path) -> None:
+    store = KeyStore(tmp_path)
+    asked: list[str] = []
+
+    def fetch(key: str) -> KeyInfo | None:
+        asked.append(key)
+        return store.lookup(key)
+
+    cache = CachedKeys(fetch, ttl_s=0.3)
+    try:
+        key, info = store.create("acme", "write")
+        assert cache.lookup(key) == info
+        assert cache.lookup("hb_unknown") is None
+        assert store.revoke(info.key_id)
+        # Within the TTL the cached answers stand, without asking again.
+        assert cache.lookup(key) == info
+        assert cache.lookup("hb_unknown") is None
+        assert len(asked) == 2
+        time.sleep(0.35)
+        found = cache.lookup(key)
+        assert found is not None
+        assert found.revoked_at is not None
+        assert len(asked) == 3
+    finally:
+        store.close()
+
+
+def test_cached_keys_without_a_blocking_fetch_answer_the_prefetch(tmp_path: Path) -> None:
+    store = KeyStore(tmp_path)
+
+    async def slow(key: str) -> KeyInfo | None:
+        await asyncio.sleep(0.2)
+        return store.lookup(key)
+
+    # A prefetch slower than the TTL still answers the lookup right after it.
+    cache = CachedKeys(None, slow, ttl_s=0.1)
+    try:
+        key, info = store.create("acme", "read")
+        assert cache.lookup(key) is None
+        asyncio.run(cache.prefetch(key))
+        assert cache.lookup(key) == info
+    finally:
+        store.close()
+
+
+def test_the_state_file_keeps_each_shards_placement(tmp_path: Path) -> None:
+    placed = {"a": Placement("/srv/a", "node-a"), "b": Placement("/srv/b")}
+    state = initial_state(tmp_path, ("a", "b"), placed)
+    assert load_state(tmp_path) == state
+    assert state.placements == placed
+    fewer = state.with_shards(("a",), placed)
+    assert (fewer.shards, fewer.placements, fewer.secret) == (
+        ("a",),
+        {"a": placed["a"]},
+        state.secret,
+    )

@@ -126,7 +126,7 @@ class Router:
     def __init__(self, link: CoordinatorLink, resolve: Resolver) -> None:
         self.link = link
         self.name = str(os.getpid())
-        self.keys = CachedKeys(_not_prefetched, link.lookup)
+        self.keys = CachedKeys(None, link.lookup)
         self.auth = AuthConfig(keys=self.keys, buckets=TokenBuckets())
         self._resolve = resolve
         self._urls: dict[str, str] = {}
@@ -257,7 +257,3 @@ class Router:
     async def close(self) -> None:
         await self._http.aclose()
         self.keys.close()
-
-
-def _not_prefetched(key: str) -> KeyInfo | None:
-    raise RuntimeError("the ingress looks a key up only after prefetching it")

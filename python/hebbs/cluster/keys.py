@@ -26,12 +26,14 @@ MAX_CACHED_KEYS: Final = 100_000
 
 class CachedKeys(KeyStore):
     """Key lookups through ``fetch`` (the coordinator, blocking) or :meth:`prefetch` (the
-    coordinator, awaited), cached for ``ttl_s``. Only :meth:`lookup` and :meth:`close` of the
-    key store are served: keys are created and revoked in the key store itself."""
+    coordinator, awaited), cached for ``ttl_s``. Without ``fetch`` (the ingress, which must not
+    block its event loop) a lookup answers what the :meth:`prefetch` just before it found,
+    however long that took. Only :meth:`lookup` and :meth:`close` of the key store are served:
+    keys are created and revoked in the key store itself."""
 
     def __init__(
         self,
-        fetch: Callable[[str], KeyInfo | None],
+        fetch: Callable[[str], KeyInfo | None] | None,
         fetch_async: Callable[[str], Awaitable[KeyInfo | None]] | None = None,
         ttl_s: float = KEY_CACHE_TTL_S,
     ) -> None:
@@ -42,10 +44,10 @@ class CachedKeys(KeyStore):
         self._entries: dict[str, tuple[float, KeyInfo | None]] = {}
         self._guard = threading.Lock()
 
-    def _cached(self, key: str) -> tuple[bool, KeyInfo | None]:
+    def _cached(self, key: str, fresh: bool = True) -> tuple[bool, KeyInfo | None]:
         with self._guard:
             entry = self._entries.get(digest(key))
-        if entry is None or time.monotonic() - entry[0] >= self.ttl_s:
+        if entry is None or (fresh and time.monotonic() - entry[0] >= self.ttl_s):
             return False, None
         return True, entry[1]
 
@@ -57,8 +59,8 @@ class CachedKeys(KeyStore):
             self._entries[digest(key)] = (asked_at, info)
 
     def lookup(self, key: str) -> KeyInfo | None:
-        hit, info = self._cached(key)
-        if hit:
+        hit, info = self._cached(key, fresh=self._fetch is not None)
+        if hit or self._fetch is None:
             return info
         asked_at = time.monotonic()
         info = self._fetch(key)
