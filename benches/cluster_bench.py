@@ -9,12 +9,12 @@
    (the machine's load drifts: the two baseline rows show by how much), and the write alone:
    ``remember_many`` of given vectors, no model.
 2. Ingress overhead, with 1 and then 2 ingress replicas (the same cluster, its ingress
-   redeployed): ``recall`` p50 / p90 through the cluster's URL against the same call to the
-   owning shard's own server (a direct call), and through the ingress's router on a uvicorn of
-   its own (no Serve proxy), ``--calls`` of each, interleaved, one client; with a given vector
-   (the routing alone) and with a text cue (the shard embeds it). Then the throughput of
-   ``--threads`` clients at once (each its own key) recalling with the vector, through the
-   cluster's URL and direct.
+   redeployed; ``--rounds`` times, default 2, to see the machine's drift): ``recall`` p50 /
+   p90 through the cluster's URL against the same call to the owning shard's own server (a
+   direct call), and through the ingress's router on a uvicorn of its own (no Serve proxy),
+   ``--calls`` of each, interleaved, one client; with a given vector (the routing alone) and
+   with a text cue (the shard embeds it). Then the throughput of ``--threads`` clients at once
+   (each its own key) recalling with the vector, through the cluster's URL and direct.
 
 Ray is started here on 127.0.0.1 with 2 CPUs; the cluster has one shard (``a``)::
 
@@ -245,6 +245,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--no-ingest", action="store_true", help="only the ingress figures")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="ingress measures with 1, then 2 replicas, repeated"
+    )
     args = parser.parse_args()
     data = rows(args.rows)
     with tempfile.TemporaryDirectory() as tmp:
@@ -282,17 +285,19 @@ def main() -> None:
                 vector = client.get(
                     client.list_memories(limit=1).memories[0].id, include_embedding=True
                 ).embedding
-            figures = {}
-            for replicas in (1, 2):
-                cluster.set_ingress_replicas(replicas)
-                figures[replicas] = ingress_figures(
-                    cluster, path_keys, thread_keys, args.calls, list(vector)
-                )
+            figures = []
+            for _ in range(args.rounds):
+                for replicas in (1, 2):
+                    cluster.set_ingress_replicas(replicas)
+                    measured = ingress_figures(
+                        cluster, path_keys, thread_keys, args.calls, list(vector)
+                    )
+                    figures.append((replicas, measured))
             if not args.no_ingest:
                 again_s = baseline(data, root / "single-again", vectors=False)
     if not args.no_ingest:
         print_ingest(args.rows, single_s, again_s, vectors_s, write_s, ray_s)
-    for replicas, (latencies, rates) in figures.items():
+    for replicas, (latencies, rates) in figures:
         print_ingress(replicas, args.calls, latencies, rates)
 
 
