@@ -43,7 +43,7 @@ from hebbs.cluster.constants import (
     SHARD_RETRY_S,
 )
 from hebbs.cluster.hashing import owner
-from hebbs.cluster.ingress import Resolver
+from hebbs.cluster.ingress import Resolver, ShardUrls
 from hebbs.cluster.state import ClusterState, load_state, save_state
 from hebbs.server.keys import KeyInfo, KeyStore
 from hebbs.server.transfer_routes import NDJSON
@@ -68,8 +68,7 @@ class Coordinator:
         self.keys = KeyStore(self.data_dir)
         self.moving: dict[str, tuple[str, str]] = {}
         self.writes: Counter[str] = Counter()
-        self._resolve = resolve
-        self._urls: dict[str, str] = {}
+        self._urls = ShardUrls(resolve)
         self._control = asyncio.Lock()
         self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(FORWARD_TIMEOUT_S, connect=SHARD_RETRY_S * 10)
@@ -113,22 +112,15 @@ class Coordinator:
 
     # The shards' internal routes.
 
-    async def _url(self, shard: str) -> str:
-        url = self._urls.get(shard)
-        if url is None:
-            url = await self._resolve(shard)
-            self._urls[shard] = url
-        return url
-
     async def _internal(self, shard: str, method: str, path: str, **options: Any) -> httpx.Response:
-        url = await self._url(shard)
+        url = await self._urls.get(shard)
         headers = {SECRET_HEADER: self.state.secret, **options.pop("headers", {})}
         try:
             answer = await self._http.request(
                 method, url + INTERNAL_PREFIX + path, headers=headers, **options
             )
         except httpx.TransportError:
-            self._urls.pop(shard, None)
+            self._urls.forget(shard)
             raise
         if answer.status_code >= 400:
             raise RuntimeError(
@@ -145,7 +137,7 @@ class Coordinator:
         """``tenant``'s store streamed over HTTP from ``source``'s export into ``target``'s
         import."""
         await self._internal(target, "DELETE", f"/tenants/{tenant}")
-        url = await self._url(source)
+        url = await self._urls.get(source)
         headers = {SECRET_HEADER: self.state.secret}
         export = INTERNAL_PREFIX + f"/tenants/{tenant}/export"
         async with self._http.stream("GET", url + export, headers=headers) as out:
@@ -237,7 +229,7 @@ class Coordinator:
             if not after:
                 raise ValueError(f"shard {name!r} is the cluster's last shard")
             report = await self._move(after, dict(self.state.placements), (name,))
-            self._urls.pop(name, None)
+            self._urls.forget(name)
             return report
 
     async def close(self) -> None:

@@ -93,6 +93,25 @@ class ShardUnavailable(Exception):
     """A shard has no replica that answers now (Ray Serve is starting another)."""
 
 
+class ShardUrls:
+    """Each shard's current URL, asked of ``resolve`` once and kept until :meth:`forget` (a
+    shard that failed may have restarted on another port)."""
+
+    def __init__(self, resolve: Resolver) -> None:
+        self._resolve = resolve
+        self._urls: dict[str, str] = {}
+
+    async def get(self, shard: str) -> str:
+        url = self._urls.get(shard)
+        if url is None:
+            url = await self._resolve(shard)
+            self._urls[shard] = url
+        return url
+
+    def forget(self, shard: str) -> None:
+        self._urls.pop(shard, None)
+
+
 class CoordinatorLink(Protocol):
     """What an ingress replica asks the coordinator (:mod:`hebbs.cluster.coordinator`)."""
 
@@ -128,8 +147,7 @@ class Router:
         self.name = str(os.getpid())
         self.keys = CachedKeys(None, link.lookup)
         self.auth = AuthConfig(keys=self.keys, buckets=TokenBuckets())
-        self._resolve = resolve
-        self._urls: dict[str, str] = {}
+        self._urls = ShardUrls(resolve)
         self._shards: tuple[str, ...] = ()
         self._shards_at = -ROUTE_CACHE_TTL_S
         self._http = httpx.AsyncClient(
@@ -182,13 +200,6 @@ class Router:
         finally:
             self.link.end_write(tenant)
 
-    async def _url(self, shard: str) -> str:
-        url = self._urls.get(shard)
-        if url is None:
-            url = await self._resolve(shard)
-            self._urls[shard] = url
-        return url
-
     async def _forward(self, request: Request, shard: str, *, write: bool) -> Response:
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in HOP_HEADERS]
         body = await request.body()
@@ -225,16 +236,16 @@ class Router:
         deadline = time.monotonic() + SHARD_WAIT_S
         while True:
             try:
-                url = await self._url(shard)
+                url = await self._urls.get(shard)
                 request = self._http.build_request(
                     method, url + path, params=query or None, headers=headers, content=body
                 )
                 return await self._http.send(request, stream=True)
             except (httpx.ConnectError, httpx.ConnectTimeout) as error:
                 failure: Exception = error
-                self._urls.pop(shard, None)
+                self._urls.forget(shard)
             except httpx.TransportError as error:
-                self._urls.pop(shard, None)
+                self._urls.forget(shard)
                 if write:
                     raise not_ready(
                         f"shard {shard} failed while answering a write, which may not have "
@@ -243,7 +254,7 @@ class Router:
                 failure = error
             except ShardUnavailable as error:
                 failure = error
-                self._urls.pop(shard, None)
+                self._urls.forget(shard)
             if time.monotonic() >= deadline:
                 LOG.warning("shard %s unreachable: %s", shard, failure)
                 raise ApiError(
