@@ -44,6 +44,7 @@ from hebbs.cluster.constants import (
 )
 from hebbs.cluster.hashing import owner
 from hebbs.cluster.ingress import Resolver, ShardUrls
+from hebbs.cluster.shard import IMPORT_ROUTE
 from hebbs.cluster.state import ClusterState, load_state, save_state
 from hebbs.server.keys import KeyInfo, KeyStore
 from hebbs.server.transfer_routes import NDJSON
@@ -151,7 +152,8 @@ class Coordinator:
             answer = await self._internal(
                 target,
                 "POST",
-                f"/tenants/{tenant}/import",
+                IMPORT_ROUTE,
+                params={"tenant": tenant},
                 content=lines(),
                 headers={"content-type": NDJSON},
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hmac
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -25,9 +25,14 @@ from hebbs.cluster.constants import INTERNAL_PREFIX, SECRET_HEADER
 from hebbs.cluster.keys import CachedKeys
 from hebbs.server.auth import AuthConfig
 from hebbs.server.errors import ApiError, forbidden
+from hebbs.server.limits import BodyLimit
 from hebbs.server.serve import BackgroundServer
 from hebbs.server.tenants import TenantStores, valid_tenant
 from hebbs.server.transfer_routes import export_response, import_body
+
+#: The internal import's route (one path for every tenant, named by the query, so that the body
+#: limit's exemption, which matches whole paths, can name it).
+IMPORT_ROUTE: Final = "/import"
 
 
 def _tenant(tenant: str) -> str:
@@ -57,7 +62,7 @@ def internal_router(secret: str) -> APIRouter:
     def export(request: Request, tenant: str) -> StreamingResponse:
         return export_response(request.app.state.tenants, _tenant(tenant), embeddings=True)
 
-    @router.post("/tenants/{tenant}/import")
+    @router.post(IMPORT_ROUTE)
     async def import_(request: Request, tenant: str) -> JSONResponse:
         stores: TenantStores = request.app.state.tenants
         return JSONResponse(await import_body(request, stores, _tenant(tenant)))
@@ -71,11 +76,18 @@ def internal_router(secret: str) -> APIRouter:
 
 
 def shard_app(server: BackgroundServer, secret: str) -> FastAPI:
-    """``server``'s app with the internal routes added (before it starts)."""
+    """``server``'s app with the internal routes added (before it starts), the internal import
+    exempt from the general body limit like ``/v1/import`` (it spools the body and limits it
+    to ``MAX_IMPORT_BYTES`` itself): a moved store is as large as the tenant."""
     app = server.app
     if not isinstance(app, FastAPI):
         raise TypeError("a shard serves the hebbs FastAPI app")
     app.include_router(internal_router(secret))
+    for middleware in app.user_middleware:
+        factory: object = middleware.cls
+        exempt = middleware.kwargs.get("exempt")
+        if factory is BodyLimit and isinstance(exempt, frozenset):
+            middleware.kwargs["exempt"] = exempt | {INTERNAL_PREFIX + IMPORT_ROUTE}
     return app
 
 
