@@ -3,9 +3,9 @@
 directory, behind two ingress replicas, written and read through the cluster's URL by the
 unchanged :class:`~hebbs.HebbsClient`; both replicas serving and agreeing on keys (a revoke
 refused everywhere within the key cache's TTL); a third shard added, then removed again, while
-a tenant that moves is written to; every process holding files of one node's directory only; a
-shard replica killed during writes. The tests run in this order and build on each other's data
-(``written``)."""
+a tenant that moves is written to; every process holding files of one node's directory only;
+the coordinator and then a shard replica killed during writes. The tests run in this order
+and build on each other's data (``written``)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import time
 import httpx
 import numpy as np
 import pytest
+from ray.exceptions import RayError
 
 from cluster_support import NODES, SHARDS, TENANTS, RunningCluster, files_by_node, ray_listeners
 from hebbs import AuthError, HebbsClient, NotFoundError
@@ -355,6 +356,36 @@ def test_removing_a_shard_moves_its_tenants_to_their_new_owners(
     assert tenant_dirs(test_cluster)["c"] == set()
     with pytest.raises(ValueError, match="not in the cluster"):
         test_cluster.cluster.remove_shard("c")
+
+
+def test_a_killed_coordinator_restarts_on_the_head_and_loses_nothing(
+    test_cluster: RunningCluster,
+) -> None:
+    cluster = test_cluster.cluster
+    shards = cluster.shards()
+    pid = cluster.coordinator_pid()
+    deadline = time.monotonic() + RESTART_WAIT_S
+    with Writer(test_cluster.url, test_cluster.keys["tenant-0"], "around it") as writer:
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+        restarted = None
+        while restarted in (None, pid):
+            assert time.monotonic() < deadline, "the coordinator did not restart"
+            try:
+                restarted = cluster.coordinator_pid()
+            except RayError:
+                time.sleep(0.2)
+        after_restart = len(writer.acknowledged)
+        while len(writer.acknowledged) < after_restart + 20:
+            assert time.monotonic() < deadline, "no writes acknowledged after the restart"
+            time.sleep(0.2)
+    # On the head node again (its key store), with the saved shard list.
+    assert files_by_node(test_cluster.data_dir.parent)[restarted][0] == "head"
+    assert cluster.shards() == shards
+    assert writer.failures == []
+    with HebbsClient(test_cluster.url, test_cluster.keys["tenant-0"]) as client:
+        stored = set(contents(client))
+    assert [content for content in writer.acknowledged if content not in stored] == []
 
 
 def test_a_killed_shard_replica_loses_no_acknowledged_write(test_cluster: RunningCluster) -> None:

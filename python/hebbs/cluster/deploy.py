@@ -128,6 +128,11 @@ class Cluster:
         found: str = self._ask("owner", tenant)
         return found
 
+    def coordinator_pid(self) -> int:
+        """The process id of the coordinator actor."""
+        found: int = self._ask("pid")
+        return found
+
     def moving(self) -> dict[str, tuple[str, str]]:
         """The tenants being moved now: ``{tenant: (from, to)}``."""
         found: dict[str, tuple[str, str]] = self._ask("moving")

@@ -41,7 +41,7 @@ from hebbs.cluster.ingress import Router, ShardUnavailable
 from hebbs.cluster.keys import CachedKeys
 from hebbs.cluster.runtime import bind_replicas_to_loopback, node_address
 from hebbs.cluster.shard import ShardServer
-from hebbs.server.errors import not_ready
+from hebbs.server.errors import ApiError, not_ready
 from hebbs.server.keys import KeyInfo
 
 #: Every method the ingress forwards.
@@ -115,6 +115,11 @@ def start_coordinator(data_dir: str) -> Any:
     return actor.remote(data_dir)
 
 
+def coordinator_unavailable(error: RayError) -> ApiError:
+    """The 503 of a request that needs the coordinator while Ray restarts it on its node."""
+    return not_ready(f"the cluster's coordinator is unavailable: retry ({error})")
+
+
 def coordinator() -> Any:
     """The handle of the running cluster's coordinator."""
     return ray.get_actor(COORDINATOR_NAME, namespace=RAY_NAMESPACE)
@@ -131,8 +136,7 @@ class ActorLink:
         try:
             return await getattr(self.handle, method).remote(*args)
         except RayError as error:
-            # The coordinator is restarting (Ray starts it again on its node).
-            raise not_ready(f"the cluster's coordinator is unavailable: retry ({error})") from None
+            raise coordinator_unavailable(error) from None
 
     async def lookup(self, key: str) -> KeyInfo | None:
         info: KeyInfo | None = await self._ask("lookup", key)
@@ -166,7 +170,10 @@ class ShardDeployment:
         handle = coordinator()
 
         def fetch(key: str) -> KeyInfo | None:
-            info: KeyInfo | None = ray.get(handle.lookup.remote(key))
+            try:
+                info: KeyInfo | None = ray.get(handle.lookup.remote(key))
+            except RayError as error:
+                raise coordinator_unavailable(error) from None
             return info
 
         self.server = ShardServer(data_dir, name, secret, CachedKeys(fetch), node_address())
