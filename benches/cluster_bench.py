@@ -13,7 +13,8 @@
    p90 through the cluster's URL against the same call to the owning shard's own server (a
    direct call), and through the ingress's router on a uvicorn of its own (no Serve proxy),
    ``--calls`` of each, interleaved, one client; with a given vector (the routing alone) and
-   with a text cue (the shard embeds it). Then the throughput of ``--threads`` clients at once
+   with a text cue (the shard embeds it); and ``remember`` with the vector given (a write: the
+   ingress also asks the coordinator). Then the throughput of ``--threads`` clients at once
    (each its own key) recalling with the vector, through the cluster's URL and direct.
 
 Ray is started here on 127.0.0.1 with 2 CPUs; the cluster has one shard (``a``)::
@@ -155,23 +156,33 @@ PATHS = ("ingress", "router", "direct")
 def recall_latencies(
     urls: dict[str, str], keys: dict[str, str], calls: int, vector: list[float]
 ) -> dict:
-    """Recall latencies in ms by ``cue/path``; each path its own key of the tenant (a key's
-    rate limit, 100 requests/s, would otherwise be shared by the three)."""
+    """Latencies in ms by ``cue/path``: recalls with the vector and with a text cue, and
+    writes (``remember`` with the vector given: no embedding, so the routing and the store's
+    write alone; through the ingress it also asks the coordinator). Each path has its own key
+    of the tenant (a key's rate limit, 100 requests/s, would otherwise be shared by the
+    three)."""
     out: dict[str, list[float]] = {}
     bodies = {
         "vector": {"cue_embedding": vector, "strategies": ["similarity"], "top_k": 10},
         "text": {"cue": "customer wrote about refunds", "strategies": ["similarity"], "top_k": 10},
     }
     clients = {name: HebbsClient(url, keys[name]) for name, url in urls.items()}
+
+    def call(kind: str, client: HebbsClient) -> None:
+        if kind == "write":
+            client.remember("a note written by the bench", embedding=vector)
+        else:
+            client.recall(**bodies[kind])
+
     try:
-        for kind, body in bodies.items():
+        for kind in (*bodies, "write"):
             for _ in range(20):
                 for client in clients.values():
-                    client.recall(**body)
+                    call(kind, client)
             for _ in range(calls):
                 for name, client in clients.items():
                     started = time.perf_counter()
-                    client.recall(**body)
+                    call(kind, client)
                     out.setdefault(f"{kind}/{name}", []).append(
                         (time.perf_counter() - started) * 1000
                     )
@@ -226,10 +237,10 @@ def print_ingress(
         cue, path = name.split("/")
         p50, p90 = statistics.median(values), percentile(values, 90)
         print(f"| {cue:7} | {path:8} | {p50:7.2f} | {p90:7.2f} |")
-    for cue in ("vector", "text"):
+    for cue in ("vector", "text", "write"):
         p50 = {path: statistics.median(latencies[f"{cue}/{path}"]) for path in PATHS}
         print(
-            f"ingress overhead on recall p50 ({cue} cue): {p50['ingress'] - p50['direct']:+.2f} ms"
+            f"ingress overhead on {cue} p50: {p50['ingress'] - p50['direct']:+.2f} ms"
             f" (Serve's proxy hop {p50['ingress'] - p50['router']:+.2f} ms, the forwarding"
             f" {p50['router'] - p50['direct']:+.2f} ms)"
         )
