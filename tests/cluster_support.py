@@ -1,7 +1,11 @@
-"""The cluster the ``test_cluster*.py`` tests share: a real Ray started on 127.0.0.1 with two
-CPUs, Ray Serve, two shards (``a``, ``b``) of real hebbs servers on the bundled model, the
-ingress, and keys for six tenants; the shards reflect with :mod:`fake_llm` (a real HTTP server
-on 127.0.0.1). Started once per test session (about 30 s), on first use."""
+"""The cluster the ``test_cluster*.py`` tests share: a real Ray of three nodes started on
+127.0.0.1 (``ray.cluster_utils.Cluster``: a raylet each), the head with two CPUs, the key store
+and ``cluster.json`` in its own directory, and two nodes without CPUs that each have a custom
+resource and a directory of their own; Ray Serve, two shards (``a`` pinned to node 1, ``b`` to
+node 2; ``c``, added later, to node 1) of real hebbs servers on the bundled model, each over a
+data directory in its node's directory; two ingress replicas; keys for six tenants; the shards
+reflect with :mod:`fake_llm` (a real HTTP server on 127.0.0.1). Started once per test session
+(about 30 s), on first use."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from fake_llm import start as start_llm
 
 # Imported before any test module imports Ray: it makes the tests' Ray bind to 127.0.0.1.
 from hebbs.cluster import ClusterConfig
+from hebbs.cluster.config import Placement
 from hebbs.server.keys import KeyStore
 from remote import _free_port as free_port
 
@@ -30,8 +35,12 @@ if TYPE_CHECKING:
 TENANTS = tuple(f"tenant-{i}" for i in range(6))
 #: The shards the cluster starts with.
 SHARDS = ("a", "b")
-#: CPUs of the test's Ray (the machine has two).
+#: CPUs of the test's Ray (the machine has two), all on the head node.
 RAY_CPUS = 2
+#: The Ray nodes: their custom resource (which names the node), and the shards each holds.
+NODES = {"head": (), "node-1": ("a", "c"), "node-2": ("b",)}
+#: The object store of each node (Ray's smallest is about 75 MB).
+OBJECT_STORE_BYTES = 100 * 2**20
 
 
 @dataclass
@@ -39,6 +48,8 @@ class RunningCluster:
     cluster: Cluster
     keys: dict[str, str]
     llm: FakeLLM
+    #: Each Ray node's own directory.
+    node_dirs: dict[str, Path]
 
     @property
     def url(self) -> str:
@@ -48,6 +59,10 @@ class RunningCluster:
     def data_dir(self) -> Path:
         return self.cluster.config.data_dir
 
+    def shard_dir(self, shard: str) -> Path:
+        """Shard ``shard``'s data directory (in its node's directory)."""
+        return Path(self.cluster.config.placement(shard).data_dir)
+
     def new_key(self, tenant: str, scope: str = "write") -> str:
         store = KeyStore(self.data_dir)
         try:
@@ -56,11 +71,36 @@ class RunningCluster:
             store.close()
 
 
+def node_resource(node: str) -> str:
+    """The custom resource that names Ray node ``node``."""
+    return f"hebbs-{node}"
+
+
 @pytest.fixture(scope="session")
 def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningCluster]:
+    from ray.cluster_utils import Cluster as RayCluster
+
     from hebbs.cluster import Cluster
 
-    data_dir = tmp_path_factory.mktemp("cluster")
+    base = tmp_path_factory.mktemp("cluster")
+    node_dirs = {node: base / node for node in NODES}
+    ray_cluster = RayCluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": RAY_CPUS,
+            "include_dashboard": False,
+            "object_store_memory": OBJECT_STORE_BYTES,
+            "resources": {node_resource("head"): 1},
+        },
+    )
+    for node in NODES:
+        if node != "head":
+            ray_cluster.add_node(
+                num_cpus=0,
+                object_store_memory=OBJECT_STORE_BYTES,
+                resources={node_resource(node): 1},
+            )
+    data_dir = node_dirs["head"]
     store = KeyStore(data_dir)
     keys = {tenant: store.create(tenant, "write")[0] for tenant in TENANTS}
     store.close()
@@ -69,7 +109,13 @@ def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningCl
         data_dir=data_dir,
         shards=SHARDS,
         port=free_port(),
-        num_cpus=RAY_CPUS,
+        ray_address=ray_cluster.address,
+        ingress_replicas=2,
+        placements={
+            shard: Placement(str(node_dirs[node] / shard), node_resource(node))
+            for node, shards in NODES.items()
+            for shard in shards
+        },
         shard_env={
             "HEBBS_LLM_PROVIDER": "openai",
             "HEBBS_LLM_BASE_URL": llm.url,
@@ -78,9 +124,10 @@ def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningCl
     )
     cluster = Cluster(config, log_to_driver=bool(os.environ.get("HEBBS_RAY_LOGS"))).start()
     try:
-        yield RunningCluster(cluster, keys, llm)
+        yield RunningCluster(cluster, keys, llm, node_dirs)
     finally:
         cluster.stop()
+        ray_cluster.shutdown()
         llm.close()
 
 
@@ -139,3 +186,56 @@ def listening_addresses(pids: set[int]) -> dict[str, str]:
 def ray_listeners() -> dict[str, str]:
     """The listening sockets of this process and every process it started (Ray's)."""
     return listening_addresses(_descendants(os.getpid()))
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def ray_node_of(pid: int) -> str | None:
+    """The Ray node (of :data:`NODES`) whose raylet started process ``pid``; None for the
+    processes outside any raylet (the test itself, Ray's GCS)."""
+    current: int | None = pid
+    while current is not None and current > 1:
+        try:
+            command = Path(f"/proc/{current}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return None
+        if "/raylet " in command or command.split(" ")[0].endswith("/raylet"):
+            for node in NODES:
+                if node_resource(node) in command:
+                    return node
+            return None
+        current = _parent(current)
+    return None
+
+
+def open_files(pid: int, under: Path) -> set[Path]:
+    """The files under ``under`` that process ``pid`` holds open now."""
+    found = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = Path(os.readlink(fd))
+            except OSError:
+                continue
+            if target.is_relative_to(under):
+                found.add(target)
+    except OSError:
+        pass
+    return found
+
+
+def files_by_node(base: Path) -> dict[int, tuple[str | None, set[Path]]]:
+    """``{pid: (its Ray node, the files under base it holds open)}`` for every process of this
+    test and its descendants that holds one."""
+    found = {}
+    for pid in _descendants(os.getpid()):
+        files = open_files(pid, base)
+        if files:
+            found[pid] = (ray_node_of(pid), files)
+    return found

@@ -227,6 +227,8 @@ def flags(seed_id: str) -> list[Flag]:
         Flag(("cluster", "add-shard", "c"), "--config", "--config", BAD_FILES, fuzz=False),
         Flag(("cluster", "shards"), "--config", "--config", BAD_FILES, fuzz=False),
         Flag(("cluster", "add-shard", "--config", __file__), None, "NAME", BAD_TENANTS, False),
+        Flag(("cluster", "remove-shard", "c"), "--config", "--config", BAD_FILES, fuzz=False),
+        Flag(("cluster", "remove-shard", "--config", __file__), None, "NAME", BAD_TENANTS, False),
         Flag(
             ("keys", "create", "--tenant", "t", "--scope", "read"),
             "--org",

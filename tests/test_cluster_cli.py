@@ -1,7 +1,7 @@
 """``hebbs cluster serve --config cluster.toml`` as a user runs it: a subprocess that starts its
-own Ray on 127.0.0.1 and serves; ``hebbs cluster add-shard`` and ``shards`` from other
-processes join it through ``DATA_DIR/ray-address``; SIGINT stops it cleanly. A bad config is a
-usage error naming the key."""
+own Ray on 127.0.0.1 and serves; ``hebbs cluster add-shard``, ``remove-shard`` and ``shards``
+from other processes join it through ``DATA_DIR/ray-address``; SIGINT stops it cleanly. A bad
+config is a usage error naming the key."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import httpx
 
 from cluster_support import free_port
 from hebbs import HebbsClient
+from hebbs.cluster.hashing import owner
 from hebbs.server.keys import KeyStore
 
 HEBBS = [str(Path(sys.executable).with_name("hebbs"))]
@@ -33,7 +34,10 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cluster_serve_add_shard_and_stop(tmp_path: Path) -> None:
     port = free_port()
     config = tmp_path / "cluster.toml"
-    config.write_text(f'data_dir = "data"\nport = {port}\nshards = ["one"]\n[ray]\nnum_cpus = 1\n')
+    config.write_text(
+        f'data_dir = "data"\nport = {port}\nshards = ["one"]\ningress_replicas = 1\n'
+        '[ray]\nnum_cpus = 1\n[shard.two]\ndata_dir = "elsewhere/two"\n'
+    )
     store = KeyStore(tmp_path / "data")
     key = store.create("acme", "write")[0]
     store.close()
@@ -63,6 +67,18 @@ def test_cluster_serve_add_shard_and_stop(tmp_path: Path) -> None:
         again = run("cluster", "add-shard", "--config", str(config), "two")
         assert again.returncode == 2
         assert "already" in again.stderr
+        # Shard two's stores are where its [shard.two] table says.
+        holder = owner("acme", ["one", "two"])
+        assert (tmp_path / ("elsewhere/two" if holder == "two" else "data/shards/one")).is_dir()
+        removed = run("cluster", "remove-shard", "--config", str(config), "two", "--json")
+        assert removed.returncode == 0, removed.stderr
+        assert json.loads(removed.stdout)["shards"] == ["one"]
+        with HebbsClient(url, key) as client:
+            found = client.recall("discount", entity_id="acme")
+            assert [r.memory.content for r in found.results] == ["Acme asked for a discount"]
+        last = run("cluster", "remove-shard", "--config", str(config), "one")
+        assert last.returncode == 2
+        assert "last shard" in last.stderr
     finally:
         serving.send_signal(signal.SIGINT)
         out, _ = serving.communicate(timeout=120)

@@ -121,8 +121,10 @@ def test_ray_data_ingest_matches_a_single_process_ingest(
             for cue in CUES:
                 assert answers(client, cue) == answers(single, cue)
     shard = owner("ingest", test_cluster.cluster.shards())
-    tenants = test_cluster.data_dir / "shards"
-    assert [p.parent.parent.name for p in tenants.glob("*/tenants/ingest")] == [shard]
+    holders = [
+        p.parent.parent.name for p in test_cluster.data_dir.parent.glob("*/*/tenants/ingest")
+    ]
+    assert holders == [shard]
 
 
 def test_a_failed_ingest_resumes_from_its_checkpoint_without_writing_twice(

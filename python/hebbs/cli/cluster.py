@@ -1,7 +1,8 @@
 """The ``cluster`` commands: ``cluster serve --config cluster.toml`` deploys the cluster of the
 config on Ray Serve and serves until interrupted; ``cluster add-shard --config cluster.toml
 NAME`` joins that running cluster and adds shard NAME (moving the tenants it now owns);
-``cluster shards`` prints the shard list. They need the ``ray`` extra
+``cluster remove-shard --config cluster.toml NAME`` moves shard NAME's tenants to their new
+owners and removes it; ``cluster shards`` prints the shard list. They need the ``ray`` extra
 (``pip install 'hebbs[ray]'``; docs/cluster.md)."""
 
 from __future__ import annotations
@@ -60,12 +61,13 @@ def serve(args: argparse.Namespace) -> CommandOutput:
     return CommandOutput({"stopped": True}, STOPPED)
 
 
-def add_shard(args: argparse.Namespace) -> CommandOutput:
-    """Adds shard ``args.name`` to the running cluster: prints what moved."""
+def _move(args: argparse.Namespace, action: str) -> CommandOutput:
+    """Runs the cluster's ``action`` (``add_shard`` or ``remove_shard``) on shard
+    ``args.name``: prints what moved."""
     cluster = _cluster(args).join()
     try:
         try:
-            report: dict[str, Any] = cluster.add_shard(args.name)
+            report: dict[str, Any] = getattr(cluster, action)(args.name)
         except ValueError as error:
             raise UsageError("NAME", str(error)) from None
     finally:
@@ -76,6 +78,16 @@ def add_shard(args: argparse.Namespace) -> CommandOutput:
         f"  {t}: {m['from']} -> {m['to']} ({m['memories']} memories)" for t, m in moved.items()
     ]
     return CommandOutput(report, "\n".join(lines))
+
+
+def add_shard(args: argparse.Namespace) -> CommandOutput:
+    """Adds shard ``args.name`` to the running cluster: prints what moved."""
+    return _move(args, "add_shard")
+
+
+def remove_shard(args: argparse.Namespace) -> CommandOutput:
+    """Removes shard ``args.name`` from the running cluster: prints what moved."""
+    return _move(args, "remove_shard")
 
 
 def shards(args: argparse.Namespace) -> CommandOutput:
@@ -89,7 +101,12 @@ def shards(args: argparse.Namespace) -> CommandOutput:
 
 
 #: ``cluster`` subcommand → its function.
-SUBCOMMANDS: Final = {"serve": serve, "add-shard": add_shard, "shards": shards}
+SUBCOMMANDS: Final = {
+    "serve": serve,
+    "add-shard": add_shard,
+    "remove-shard": remove_shard,
+    "shards": shards,
+}
 
 
 def cluster(args: argparse.Namespace) -> CommandOutput:

@@ -79,6 +79,7 @@ examples:
   {PROG} import --db ./memory --from-chroma ./chroma --collection notes
   {PROG} cluster serve --config cluster.toml
   {PROG} cluster add-shard --config cluster.toml c
+  {PROG} cluster remove-shard --config cluster.toml c
 """
 
 
@@ -812,6 +813,7 @@ def _add_cluster(commands: argparse._SubParsersAction[CliParser]) -> None:
     for name, summary in (
         ("serve", "deploy the cluster of --config and serve until interrupted"),
         ("add-shard", "add shard NAME to the running cluster, moving the tenants it now owns"),
+        ("remove-shard", "remove shard NAME, moving its tenants to their new owners"),
         ("shards", "print the running cluster's shards"),
     ):
         action = _subparser(actions, name, summary, remote=False)
@@ -822,5 +824,5 @@ def _add_cluster(commands: argparse._SubParsersAction[CliParser]) -> None:
             required=True,
             help="the cluster's TOML file (docs/cluster.md)",
         )
-        if name == "add-shard":
+        if name in ("add-shard", "remove-shard"):
             action.add_argument("name", metavar="NAME", type=values.tenant, help="the shard")

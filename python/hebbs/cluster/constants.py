@@ -13,8 +13,29 @@ INGRESS_APP: Final = "hebbs-cluster"
 SHARD_APP_PREFIX: Final = "hebbs-shard-"
 #: The cluster's own file in its data directory: the shard list and the internal secret.
 STATE_FILE: Final = "cluster.json"
-#: The folder of the shards' data directories in the cluster's data directory.
+#: The folder of the shards' data directories in the cluster's data directory (a shard whose
+#: ``[shard.NAME]`` table gives no ``data_dir``).
 SHARDS_DIR: Final = "shards"
+#: Ingress replicas behind Serve's proxy unless ``cluster.toml`` says otherwise
+#: (``ingress_replicas``): two, so that one replica's death or restart leaves one serving.
+DEFAULT_INGRESS_REPLICAS: Final = 2
+#: The Ray namespace of the cluster's named actor (the coordinator), so that another driver
+#: (``hebbs cluster add-shard``) finds it.
+RAY_NAMESPACE: Final = "hebbs"
+#: The name of the coordinator actor (the key store, the shard list, the moving tenants).
+COORDINATOR_NAME: Final = "hebbs-coordinator"
+#: Seconds an ingress replica or a shard keeps a key's lookup (found or not) before asking the
+#: coordinator again: a revoked key is refused everywhere within this time.
+KEY_CACHE_TTL_S: Final = 2.0
+#: Seconds an ingress replica routes reads by the shard list it fetched; a move keeps its
+#: tenants' writes refused for this long after the switch, so a read on a stale list still
+#: finds the same data on the old shard.
+ROUTE_CACHE_TTL_S: Final = 1.0
+#: The header each answer of the ingress carries: which ingress replica (its process id).
+INGRESS_HEADER: Final = "x-hebbs-ingress"
+#: Seconds a move waits for the writes in flight to its tenants (a forwarded request gives up
+#: after :data:`FORWARD_TIMEOUT_S`, so one of an ingress replica that died ends by then).
+DRAIN_WAIT_S: Final = 600.0
 #: The header that carries the cluster's internal secret to a shard's ``/_shard`` routes.
 SECRET_HEADER: Final = "x-hebbs-cluster-secret"
 #: The prefix of a shard's internal routes (listing, export, import and removal of tenants).

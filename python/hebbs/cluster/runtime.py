@@ -93,8 +93,10 @@ def stop_ray() -> None:
 
 
 def start_serve(host: str, port: int) -> None:
-    """Starts Ray Serve with its HTTP proxy on ``host:port`` (nothing if it runs already)."""
-    serve.start(http_options={"host": host, "port": port})
+    """Starts Ray Serve with its HTTP proxy on ``host:port`` of the head node only (nothing if
+    it runs already): every node of a cluster on one machine has the same address, so one proxy
+    per node would bind the same port."""
+    serve.start(proxy_location="HeadOnly", http_options={"host": host, "port": port})
 
 
 def stop_serve() -> None:

@@ -1,33 +1,38 @@
 """One shard of a cluster: the hebbs REST app (:func:`hebbs.server.create_app`) over the
-shard's data directory, with the cluster's key store, served by uvicorn on 127.0.0.1 and a free
-port inside its Ray Serve replica (:mod:`hebbs.cluster.deployments`); the ingress forwards to
-that port over HTTP, so streamed answers (export, subscriptions) pass as they are.
+shard's own data directory on its node's disk, served by uvicorn on its Ray node's address
+(127.0.0.1 on one machine) and a free port inside its Ray Serve replica
+(:mod:`hebbs.cluster.deployments`); the ingress forwards to that port over HTTP, so streamed
+answers (export, subscriptions) pass as they are. Its keys are the coordinator's, through a
+:class:`~hebbs.cluster.keys.CachedKeys` put in place of the key store the app opens (which
+stays empty: nothing writes it).
 
 Beside the ``/v1`` routes a shard has internal ones under :data:`INTERNAL_PREFIX`, left out of
 its OpenAPI document and refused (403) without the cluster's secret in :data:`SECRET_HEADER`:
 the tenants it holds, and the export, import and removal of one tenant's store, which is how
-the ingress moves a tenant to a new shard.
+the coordinator moves a tenant from one shard to another, over HTTP.
 """
 
 from __future__ import annotations
 
 import hmac
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from hebbs.cluster.constants import INTERNAL_PREFIX, SECRET_HEADER, SHARDS_DIR
+from hebbs.cluster.constants import INTERNAL_PREFIX, SECRET_HEADER
+from hebbs.cluster.keys import CachedKeys
+from hebbs.server.auth import AuthConfig
 from hebbs.server.errors import ApiError, forbidden
+from hebbs.server.limits import BodyLimit
 from hebbs.server.serve import BackgroundServer
 from hebbs.server.tenants import TenantStores, valid_tenant
 from hebbs.server.transfer_routes import export_response, import_body
 
-
-def shard_dir(data_dir: str | Path, name: str) -> Path:
-    """The data directory of shard ``name`` of the cluster at ``data_dir``."""
-    return Path(data_dir) / SHARDS_DIR / name
+#: The internal import's route (one path for every tenant, named by the query, so that the body
+#: limit's exemption, which matches whole paths, can name it).
+IMPORT_ROUTE: Final = "/import"
 
 
 def _tenant(tenant: str) -> str:
@@ -57,7 +62,7 @@ def internal_router(secret: str) -> APIRouter:
     def export(request: Request, tenant: str) -> StreamingResponse:
         return export_response(request.app.state.tenants, _tenant(tenant), embeddings=True)
 
-    @router.post("/tenants/{tenant}/import")
+    @router.post(IMPORT_ROUTE)
     async def import_(request: Request, tenant: str) -> JSONResponse:
         stores: TenantStores = request.app.state.tenants
         return JSONResponse(await import_body(request, stores, _tenant(tenant)))
@@ -71,21 +76,35 @@ def internal_router(secret: str) -> APIRouter:
 
 
 def shard_app(server: BackgroundServer, secret: str) -> FastAPI:
-    """``server``'s app with the internal routes added (before it starts)."""
+    """``server``'s app with the internal routes added (before it starts), the internal import
+    exempt from the general body limit like ``/v1/import`` (it spools the body and limits it
+    to ``MAX_IMPORT_BYTES`` itself): a moved store is as large as the tenant."""
     app = server.app
     if not isinstance(app, FastAPI):
         raise TypeError("a shard serves the hebbs FastAPI app")
     app.include_router(internal_router(secret))
+    for middleware in app.user_middleware:
+        factory: object = middleware.cls
+        exempt = middleware.kwargs.get("exempt")
+        if factory is BodyLimit and isinstance(exempt, frozenset):
+            middleware.kwargs["exempt"] = exempt | {INTERNAL_PREFIX + IMPORT_ROUTE}
     return app
 
 
 class ShardServer:
-    """Shard ``name`` of the cluster at ``data_dir``, served on 127.0.0.1 until :meth:`stop`."""
+    """Shard ``name`` over ``data_dir`` (its own), with the cluster's ``keys``, served on
+    ``host`` until :meth:`stop`."""
 
-    def __init__(self, data_dir: str | Path, name: str, secret: str) -> None:
+    def __init__(
+        self, data_dir: str | Path, name: str, secret: str, keys: CachedKeys, host: str
+    ) -> None:
         self.name = name
-        self._server = BackgroundServer(shard_dir(data_dir, name), keys_dir=data_dir)
-        shard_app(self._server, secret)
+        self._server = BackgroundServer(Path(data_dir), host=host)
+        app = shard_app(self._server, secret)
+        auth: AuthConfig = app.state.auth
+        if auth.keys is not None:
+            auth.keys.close()
+        auth.keys = keys
         self._server.start()
 
     @property

@@ -82,20 +82,21 @@ def serve(data_dir: str | Path, **options: Any) -> None:
 
 
 class BackgroundServer:
-    """The app served by uvicorn in a daemon thread on ``127.0.0.1`` and a free port.
+    """The app served by uvicorn in a daemon thread on ``host`` (``127.0.0.1``; a cluster's
+    shard binds its Ray node's address) and a free port.
 
     ``with BackgroundServer(path, embedder=...) as server: httpx.get(server.url + "/v1/...")``;
     leaving the block shuts it down and closes its stores.
     """
 
-    def __init__(self, data_dir: str | Path, **options: Any) -> None:
+    def __init__(self, data_dir: str | Path, *, host: str = DEFAULT_HOST, **options: Any) -> None:
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind((DEFAULT_HOST, 0))
+        self._sock.bind((host, 0))
         self.port: int = self._sock.getsockname()[1]
         scheme = "https" if options.get("tls_cert") else "http"
-        self.url = f"{scheme}://{DEFAULT_HOST}:{self.port}"
-        settings = config(data_dir, host=DEFAULT_HOST, port=self.port, **options)
+        self.url = f"{scheme}://{host}:{self.port}"
+        settings = config(data_dir, host=host, port=self.port, **options)
         self.app = settings.app
         self._server = uvicorn.Server(settings)
         self._thread = threading.Thread(target=self._run, daemon=True)
