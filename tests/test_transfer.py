@@ -1,6 +1,7 @@
-"""Export and import: the round trip gives identical lines and the same recall answers; a bad
-file is refused naming its line with nothing written; the CLI and the REST endpoints do the
-same; and a property test round-trips generated memories."""
+"""Export and import: the round trip gives identical lines and the same recall answers (with
+conversations and token vectors, so `quality="best"` ranks alike); a version 1 file still
+imports; a bad file is refused naming its line with nothing written; the CLI and the REST
+endpoints do the same; and a property test round-trips generated memories."""
 
 from __future__ import annotations
 
@@ -251,3 +252,117 @@ def test_rest_export_and_import(hebbs_server: Server, tmp_path: Path) -> None:
     assert answer.json()["field"] == f"line {len(lines)}.memories"
     empty = httpx.get(url + "/v1/export", headers=auth(fresh), timeout=60).text.splitlines()
     assert [json.loads(line)["type"] for line in empty] == ["header", "end"]
+
+
+CHAT = [
+    "Ana: we moved the launch to March",
+    "Ben: because the payments team needs two more weeks",
+    "Ana: then the beta starts in February",
+    "Ben: and the press release waits for the launch",
+]
+
+
+def chat_store(mem: Hebbs) -> list[str]:
+    """A conversation (one turn revised) beside a memory in none; returns the turns' ids."""
+    turns = [
+        mem.remember(text, entity_id=text.split(":")[0], session_id="planning", created_at=i + 1)
+        for i, text in enumerate(CHAT)
+    ]
+    mem.remember("Globex pays by PDF invoice", entity_id="globex")
+    revised = mem.revise(turns[1].id, content="Ben: because the payments team needs three weeks")
+    return [turns[0].id_hex, revised.id_hex, turns[2].id_hex, turns[3].id_hex]
+
+
+def best(mem: Hebbs) -> list[tuple[str, float]]:
+    out = mem.recall("when does the launch happen?", quality="best", top_k=5)
+    return [(r.memory.id_hex, round(r.scores["rerank"], 5)) for r in out.results]
+
+
+def test_conversations_and_token_vectors_survive_the_round_trip(tmp_path: Path) -> None:
+    with Hebbs.open(tmp_path / "a") as a:
+        order = chat_store(a)
+        lines = dump(a, tmp_path / "a.jsonl")
+        before = best(a)
+        turns = a._native.conversation_turns(order)
+        tokens = a._native.get_token_vectors(order)
+    memories = [json.loads(line) for line in lines if '"type":"memory"' in line]
+    by_id = {memory["id"]: memory for memory in memories}
+    assert [by_id[id]["session_id"] for id in order] == ["planning"] * 4
+    assert by_id[order[1]]["turn_at"] == 2  # the revision keeps the place of the turn it revised
+    assert all("token_vectors" in memory for memory in memories)
+    with Hebbs.open(tmp_path / "b") as b:
+        import_file(b, tmp_path / "a.jsonl")
+        assert dump(b, tmp_path / "b.jsonl") == lines
+        assert b._native.conversation_turns(order) == turns
+        for got, want in zip(b._native.get_token_vectors(order), tokens):
+            assert got is not None
+            assert want is not None
+            assert np.array_equal(got[0], want[0])
+            assert np.array_equal(got[1], want[1])
+        assert best(b) == before
+
+
+def test_a_version_1_file_still_imports(tmp_path: Path, hash_embed: Embed) -> None:
+    with Hebbs.open(tmp_path / "a", embedder=hash_embed) as a:
+        fill(a)
+        lines = dump(a, tmp_path / "a.jsonl")
+    old = []
+    for line in lines:
+        data = json.loads(line)
+        if data["type"] == "header":
+            data["version"] = 1
+        for field in ("session_id", "turn_at", "token_vectors"):
+            data.pop(field, None)
+        old.append(json.dumps(data))
+    (tmp_path / "old.jsonl").write_text("\n".join(old) + "\n", encoding="utf-8")
+    with Hebbs.open(tmp_path / "b", embedder=hash_embed) as b:
+        result = import_file(b, tmp_path / "old.jsonl")
+        assert result.memories == 4
+        ids = [json.loads(line)["id"] for line in old if '"type": "memory"' in line]
+        assert b._native.conversation_turns(ids) == [None] * 4
+
+
+def test_bad_token_vectors_and_turns_name_their_line(tmp_path: Path) -> None:
+    with Hebbs.open(tmp_path / "a") as a:
+        chat_store(a)
+        good = dump(a, tmp_path / "good.jsonl")
+    m0 = memory_index(good)
+
+    def shrink(data: dict[str, Any]) -> None:
+        data["token_vectors"]["dimension"] += 1
+
+    def alone(data: dict[str, Any]) -> None:
+        data.pop("session_id")
+        data["turn_at"] = 5
+
+    def without_embedding(data: dict[str, Any]) -> None:
+        data.pop("embedding")
+
+    cases = [
+        (corrupt(good, m0, shrink), f"line {m0 + 1}.token_vectors"),
+        (corrupt(good, m0, lambda d: d["token_vectors"].update(codes="%%")), f"line {m0 + 1}"),
+        (corrupt(good, m0, alone), f"line {m0 + 1}.turn_at"),
+        (corrupt(good, m0, lambda d: d.update(session_id="a\u0000b")), f"line {m0 + 1}.session_id"),
+    ]
+    for number, (lines, field) in enumerate(cases):
+        path = tmp_path / f"bad{number}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with Hebbs.open(tmp_path / f"b{number}") as b:
+            with pytest.raises(InvalidInputError) as raised:
+                import_file(b, path)
+            assert raised.value.field.startswith(field), (number, str(raised.value))
+            assert b.health().memory_count == 0
+
+
+def test_without_embeddings_the_import_makes_token_vectors_again(tmp_path: Path) -> None:
+    with Hebbs.open(tmp_path / "a") as a:
+        order = chat_store(a)
+        lines = dump(a, tmp_path / "a.jsonl", embeddings=False)
+        tokens = a._native.get_token_vectors(order)
+    assert all('"token_vectors"' not in line for line in lines)
+    with Hebbs.open(tmp_path / "b") as b:
+        import_file(b, tmp_path / "a.jsonl")
+        for got, want in zip(b._native.get_token_vectors(order), tokens):
+            assert got is not None
+            assert want is not None
+            assert np.array_equal(got[0], want[0])

@@ -566,6 +566,7 @@ class NativeEngine:
     def get_token_vectors(
         self, ids: Iterable[bytes | str]
     ) -> list[tuple[NDArray[np.int8], NDArray[np.float32]] | None]: ...
+    def conversation_turns(self, ids: Iterable[bytes | str]) -> list[tuple[str, int] | None]: ...
     def revise(
         self,
         id: bytes | str,

@@ -584,6 +584,22 @@ impl NativeEngine {
         engine_call(py, move || engine.put_token_vectors(&items))
     }
 
+    /// The `(session_id, at)` turn each of `ids` takes in its conversation, None where it is in
+    /// none (`at` orders the turns: its `created_at`, or a revised memory's).
+    fn conversation_turns(
+        &self,
+        py: Python<'_>,
+        ids: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Option<(String, u64)>>> {
+        let ids = extract_ids(ids, "ids")?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let turns = engine_call(py, move || engine.conversation_turns(&ids))?;
+        Ok(turns
+            .into_iter()
+            .map(|turn| turn.map(|turn| (turn.session_id, turn.at)))
+            .collect())
+    }
+
     /// The stored `(codes, scales)` of each id, None where none are stored.
     fn get_token_vectors<'py>(
         &self,

@@ -1,10 +1,12 @@
 //! Conversions of the restore calls (`hebbs import`): memory rows in their wire shape (the
 //! `to_dict` of a `Memory`, `decay_score` and `embedding` not read: one is derived, the other
-//! comes as a matrix row) to core restore inputs, and core edges to `Edge` objects for export.
+//! comes as a matrix row; plus an optional `session_id` with its `turn_at` time, default
+//! `created_at`, and `token_vectors` `(codes, scales)`)
+//! to core restore inputs, and core edges to `Edge` objects for export.
 
 use hebbs_core::engine::RestoreInput;
 use hebbs_core::memory::StoredMemory;
-use hebbs_core::store::AccessStats;
+use hebbs_core::store::{AccessStats, ConversationTurn};
 use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -44,6 +46,17 @@ pub fn restore_inputs(
                     context: wire.object("context")?,
                     superseded: wire.flag("superseded")?,
                 },
+                conversation: wire
+                    .opt_text("session_id")?
+                    .map(|session_id| {
+                        let at = wire.opt_uint("turn_at")?;
+                        Ok::<_, PyErr>(ConversationTurn {
+                            session_id,
+                            at: at.map_or_else(|| wire.uint("created_at"), Ok)?,
+                        })
+                    })
+                    .transpose()?,
+                token_vectors: wire.opt_token_vectors("token_vectors")?,
                 embedding: vector.iter().copied().collect(),
                 access: if access_count == 0 {
                     AccessStats::default()

@@ -9,13 +9,14 @@
 //! the dotted path of the value (`results[0].memory.id`).
 
 use hebbs_core::recall::Strategy;
-use hebbs_core::{EdgeType, MemoryId, MemoryKind};
+use hebbs_core::{EdgeType, MemoryId, MemoryKind, TokenVectors};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde_json::{Map, Value};
 
 use crate::errors::{invalid, invalid_type};
 use crate::json::dict_to_map;
+use crate::token_vectors::extract_pair;
 
 /// Reads the properties of one JSON object; `path` is where it sits in the document.
 pub struct Reader<'py> {
@@ -60,6 +61,14 @@ impl<'py> Reader<'py> {
     /// The value of `key`, None when missing or null.
     fn optional(&self, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
         Ok(self.dict.get_item(key)?.filter(|value| !value.is_none()))
+    }
+
+    /// The `(codes, scales)` token vectors under `key` (see `extract_pair`), None when missing
+    /// or null.
+    pub fn opt_token_vectors(&self, key: &str) -> PyResult<Option<TokenVectors>> {
+        self.optional(key)?
+            .map(|value| extract_pair(&value, &self.name(key)))
+            .transpose()
     }
 
     /// The value of `key`; an `InvalidTypeError` when missing or null.

@@ -10,12 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
+import numpy as np
+from numpy.typing import NDArray
+
 from hebbs._native import MAX_LIST_PAGE, Memory, Tombstone
 from hebbs.api.responses import encode_memory
 from hebbs.embedder import BatchingEmbedder
 from hebbs.embedder.constants import BUNDLED_MODEL_ID
 from hebbs.engine import Hebbs
-from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, dumps
+from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, dumps, token_vectors_line
+
+#: A memory's stored token vectors: int8 codes ``[tokens, dimension]`` and their scales.
+TokenArrays = tuple[NDArray[np.int8], NDArray[np.float32]]
 
 #: Memories read (and edges looked up) per page.
 EXPORT_PAGE: Final = min(1000, MAX_LIST_PAGE)
@@ -33,13 +39,25 @@ def model_name(engine: Hebbs) -> str:
     return str(name or type(embedder).__name__)
 
 
-def memory_line(memory: Memory, embeddings: bool) -> dict[str, Any]:
+def memory_line(
+    memory: Memory,
+    embeddings: bool,
+    turn: tuple[str, int] | None = None,
+    token_vectors: TokenArrays | None = None,
+) -> dict[str, Any]:
     """The memory's JSON (as the REST server sends it) without the id's second spelling and
-    the derived decay score, and without the vector unless ``embeddings``."""
+    the derived decay score, and without the vector unless ``embeddings``; with its
+    conversation and its token vectors when it has them."""
     line: dict[str, Any] = {"type": "memory", **encode_memory(memory)}
     del line["id_hex"], line["decay_score"]
     if not embeddings or line["embedding"] is None:
         del line["embedding"]
+    if turn is not None:
+        line["session_id"], at = turn
+        if at != memory.created_at:
+            line["turn_at"] = at
+    if token_vectors is not None:
+        line["token_vectors"] = token_vectors_line(*token_vectors)
     return line
 
 
@@ -68,10 +86,14 @@ def export_lines(engine: Hebbs, *, embeddings: bool = True) -> Iterator[str]:
         ids = [memory.id for memory in page.memories]
         if ids:
             memories = engine.get_many(ids, include_embedding=embeddings)
-            for memory in memories:
+            turns = native.conversation_turns(ids)
+            # Token vectors come from the model that made the vectors: without those, an
+            # import embeds the contents again, token vectors included.
+            tokens = native.get_token_vectors(ids) if embeddings else [None] * len(ids)
+            for memory, turn, token_vectors in zip(memories, turns, tokens):
                 if memory is not None:
                     counts["memories"] += 1
-                    yield dumps(memory_line(memory, embeddings))
+                    yield dumps(memory_line(memory, embeddings, turn, token_vectors))
             for source, edges in zip(ids, native.edges_out(ids)):
                 for edge in edges:
                     counts["edges"] += 1

@@ -6,7 +6,14 @@
 2. ``memory``: every field of a memory (seed 003) but the derived ``decay_score`` (recomputed
    from importance, access count and last access): ``id``, ``content``, ``importance``,
    ``context``, ``entity_id``, ``created_at``, ``updated_at``, ``last_accessed_at``,
-   ``access_count``, ``kind``, ``superseded``, and ``embedding`` when the header says so.
+   ``access_count``, ``kind``, ``superseded``, and ``embedding`` when the header says so. Since
+   version 2 also what recall reads beside the record: ``session_id`` when the memory was
+   remembered in a conversation (with ``turn_at``, the time its turn is ordered by, when that
+   is not its ``created_at``: a revision's, which took the place of the memory it revised), and,
+   with the embeddings, ``token_vectors`` when the store
+   keeps them (``dimension``, ``codes``: the int8 codes row by row as base64, ``scales``: one
+   per token), so an import (a backup restored, a tenant moved to another shard) ranks as the
+   original does.
 3. ``edge``: ``source``, ``target``, ``edge_type``, ``confidence`` (after the memory lines of
    their page; an edge may point at a memory of a later page).
 4. ``tombstone``: the audit record of a forgotten memory (``id``, ``entity_id``, ``kind``,
@@ -22,20 +29,32 @@ so an import can validate a whole file before it writes anything.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import unicodedata
 from typing import Annotated, Any, Final, Literal, Optional, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from hebbs._native import MAX_CONTEXT_BYTES, MAX_ENTITY_ID_BYTES
 from hebbs.api.fields import Content, Count, Flag, JsonObject, Micros, Number, Text
 
 #: The ``format`` of the header line.
 FORMAT_NAME: Final = "hebbs-export"
-#: The version this code writes and reads.
-FORMAT_VERSION: Final = 1
+#: The version this code writes.
+FORMAT_VERSION: Final = 2
+#: The versions this code reads (version 1 lines have no ``session_id`` or ``token_vectors``).
+READABLE_VERSIONS: Final = (1, 2)
 #: The pattern of an id in the format.
 ID_PATTERN: Final = r"^[0-9a-f]{32}$"
 #: The pattern of a content digest.
@@ -88,6 +107,56 @@ class HeaderLine(Line):
     embeddings: Flag
 
 
+def _decoded(value: str) -> bytes:
+    return base64.b64decode(value, validate=True)
+
+
+def _base64(value: str) -> str:
+    try:
+        _decoded(value)
+    except ValueError:
+        raise ValueError("must be base64") from None
+    return value
+
+
+def _scales(value: list[float]) -> list[float]:
+    if not value or not all(math.isfinite(x) and x > 0 for x in value):
+        raise ValueError("must be a non-empty list of positive finite numbers")
+    return value
+
+
+class TokenVectorsLine(Line):
+    """A memory's int8 token vectors: ``len(scales)`` rows of ``dimension`` codes."""
+
+    dimension: Annotated[Count, Field(ge=1)]
+    codes: Annotated[str, AfterValidator(_base64)]
+    scales: Annotated[list[float], AfterValidator(_scales)]
+
+    @model_validator(mode="after")
+    def _shape(self) -> TokenVectorsLine:
+        size = len(_decoded(self.codes))
+        if size != self.dimension * len(self.scales):
+            rows = len(self.scales)
+            raise ValueError(f"codes hold {size} bytes, not {rows} x {self.dimension}")
+        return self
+
+    def arrays(self) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
+        """The ``(codes, scales)`` pair the engine stores."""
+        codes = np.frombuffer(_decoded(self.codes), dtype=np.int8)
+        return codes.reshape(len(self.scales), self.dimension), np.asarray(
+            self.scales, dtype=np.float32
+        )
+
+
+def token_vectors_line(codes: NDArray[np.int8], scales: NDArray[np.float32]) -> dict[str, Any]:
+    """The ``token_vectors`` object of stored ``(codes, scales)``."""
+    return {
+        "dimension": int(codes.shape[1]),
+        "codes": base64.b64encode(np.ascontiguousarray(codes).tobytes()).decode("ascii"),
+        "scales": [float(x) for x in scales],
+    }
+
+
 class MemoryLine(Line):
     type: Literal["memory"]
     id: HexId
@@ -102,6 +171,9 @@ class MemoryLine(Line):
     kind: KindName
     superseded: Flag
     embedding: Optional[Annotated[list[float], AfterValidator(_embedding)]] = None
+    session_id: Optional[EntityId] = None
+    turn_at: Optional[Micros] = None
+    token_vectors: Optional[TokenVectorsLine] = None
 
 
 class EdgeLine(Line):

@@ -30,13 +30,14 @@ from hebbs.api.requests import invalid_input
 from hebbs.engine import Hebbs
 from hebbs.errors import InvalidInputError, InvalidTypeError
 from hebbs.transfer.format import (
-    FORMAT_VERSION,
     LINE_TYPES,
+    READABLE_VERSIONS,
     EdgeLine,
     EndLine,
     HeaderLine,
     Line,
     MemoryLine,
+    TokenVectorsLine,
     TombstoneLine,
 )
 
@@ -102,8 +103,8 @@ class _Validation:
         if self.header is None:
             if not isinstance(line, HeaderLine):
                 raise invalid(f"line {number}", "the first line must be the header")
-            if line.version != FORMAT_VERSION:
-                reason = f"version {line.version} is not {FORMAT_VERSION}, the one this reads"
+            if line.version not in READABLE_VERSIONS:
+                reason = f"version {line.version} is not one this reads {READABLE_VERSIONS}"
                 raise invalid(f"line {number}.version", reason)
             if line.dimension is not None and self.dimension not in (None, line.dimension):
                 reason = f"{line.dimension} does not match the store's {self.dimension}"
@@ -145,6 +146,11 @@ class _Validation:
             if len(line.embedding) != self.dimension:
                 reason = f"dimension {len(line.embedding)} is not {self.dimension}"
                 raise invalid(f"line {number}.embedding", reason)
+        if line.turn_at is not None and line.session_id is None:
+            raise invalid(f"line {number}.turn_at", "is the time of a turn, but no session_id")
+        if line.token_vectors is not None and line.embedding is None:
+            reason = "come from the model that made the embeddings, which this file leaves out"
+            raise invalid(f"line {number}.token_vectors", reason)
         if not self.store_empty:
             self._unchecked.append((number, id))
             if len(self._unchecked) >= EXISTS_BATCH:
@@ -191,12 +197,19 @@ def validate(engine: Hebbs, lines: Iterable[str]) -> HeaderLine:
 
 
 def _write_memories(engine: Hebbs, rows: list[dict[str, Any]]) -> None:
+    """Restores ``rows`` (memory lines): the contents without a vector are embedded, with
+    their token vectors from the same pass when the store keeps them."""
     missing = [i for i, row in enumerate(rows) if row.get("embedding") is None]
     vectors: list[Any] = [row.pop("embedding", None) for row in rows]
+    for row in rows:
+        if row.get("token_vectors") is not None:
+            row["token_vectors"] = TokenVectorsLine.model_validate(row["token_vectors"]).arrays()
     if missing:
-        embedded = engine._embed([rows[i]["content"] for i in missing], query=False)
+        embedded, tokens = engine._embed_documents([rows[i]["content"] for i in missing])
         for j, i in enumerate(missing):
             vectors[i] = embedded[j]
+            if tokens is not None:
+                rows[i]["token_vectors"] = tokens[j]
     matrix = np.asarray(vectors, dtype=np.float32)
     engine._native.restore_many(rows, matrix)
 

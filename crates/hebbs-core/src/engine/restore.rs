@@ -1,5 +1,6 @@
 //! Restoring what an export recorded (`hebbs import`): memories with their own ids, times,
-//! kinds, superseded flags and access statistics ([`Engine::restore_many`]), and tombstones
+//! kinds, superseded flags, access statistics, conversations and token vectors
+//! ([`Engine::restore_many`]), and tombstones
 //! ([`Engine::restore_tombstones`]). Edges are restored with [`Engine::add_edges`] once every
 //! memory they join exists. Restored memories are indexed like new ones but are not pushed to
 //! subscriptions: they are not new events.
@@ -8,8 +9,8 @@ use super::input::{check_content, check_context, check_entity_id, check_unit, ch
 use super::Engine;
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;
-use crate::memory::{MemoryId, StoredMemory, Tombstone};
-use crate::store::AccessStats;
+use crate::memory::{MemoryId, StoredMemory, TokenVectors, Tombstone};
+use crate::store::{AccessStats, ConversationTurn};
 
 /// How far from 1 the norm of a vector may be for a restore to keep it as it is: an exported
 /// vector was normalised once already, and normalising it again would change its last bits.
@@ -32,6 +33,11 @@ pub struct RestoreInput {
     pub embedding: Vec<f32>,
     /// How often and when it was last recalled.
     pub access: AccessStats,
+    /// Its turn in a conversation (`session_id` at remember time): the restored turns of one
+    /// conversation are ordered by their times, then by their order in the batch.
+    pub conversation: Option<ConversationTurn>,
+    /// Its late-interaction token vectors, when the export carried them.
+    pub token_vectors: Option<TokenVectors>,
 }
 
 impl RestoreInput {
@@ -42,6 +48,12 @@ impl RestoreInput {
         check_context(&self.record.context, &field("context"))?;
         if let Some(entity) = &self.record.entity_id {
             check_entity_id(entity, &field("entity_id"))?;
+        }
+        if let Some(turn) = &self.conversation {
+            check_entity_id(&turn.session_id, &field("session_id"))?;
+        }
+        if let Some(vectors) = &self.token_vectors {
+            vectors.check(&field("token_vectors"))?;
         }
         if self.record.updated_at < self.record.created_at {
             return Err(HebbsError::invalid(
@@ -107,6 +119,12 @@ impl Engine {
             }
             let seq = writer.next_seq + i as u64;
             batch.put_restored(&input.id, &input.record, &vector, input.access, seq);
+            if let Some(turn) = &input.conversation {
+                batch.put_conversation_turn(&turn.session_id, turn.at, seq, &input.id);
+            }
+            if let Some(vectors) = &input.token_vectors {
+                batch.put_token_vectors(&input.id, vectors);
+            }
             prepared.push((input.id, input.record, vector));
         }
         self.commit_new(&mut writer, batch, &index, &prepared)?;

@@ -50,6 +50,29 @@ fn id_of(order: &[u8]) -> Option<MemoryId> {
     MemoryId::from_slice(&order[start..], "conversation key").ok()
 }
 
+/// A memory's turn in a conversation: the session and the time its place is ordered by (its
+/// `created_at`, or, for a revision, that of the memory whose place it took).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversationTurn {
+    /// The `session_id` it was remembered with.
+    pub session_id: String,
+    /// The time, in microseconds, that orders it among the conversation's turns.
+    pub at: u64,
+}
+
+/// The turn an order key records, if the key has the layout.
+fn turn_of(order: &[u8]) -> Option<ConversationTurn> {
+    let end = order.len().checked_sub(ORDER_TAIL + 1)?;
+    if order.first() != Some(&ORDER_TAG) || order.get(end) != Some(&SESSION_END) {
+        return None;
+    }
+    let at = order.get(end + 1..end + 9)?.try_into().ok()?;
+    Some(ConversationTurn {
+        session_id: String::from_utf8(order.get(1..end)?.to_vec()).ok()?,
+        at: u64::from_be_bytes(at),
+    })
+}
+
 /// Where a memory sits in its conversation (`Store::conversation_neighbours`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConversationPlace {
@@ -158,6 +181,17 @@ impl Store {
             }));
         }
         Ok(out)
+    }
+
+    /// The turn each of `ids` takes in its conversation, None for a memory in none.
+    pub fn conversation_turns(&self, ids: &[MemoryId]) -> Result<Vec<Option<ConversationTurn>>> {
+        let cf = self.cf(CONVERSATIONS);
+        let keys: Vec<[u8; 1 + MemoryId::LEN]> = ids.iter().map(position_key).collect();
+        self.db
+            .batched_multi_get_cf(cf, keys.iter(), false)
+            .into_iter()
+            .map(|position| Ok(position?.as_deref().and_then(turn_of)))
+            .collect()
     }
 
     /// Every memory of conversation `session`, in conversation order, at most `limit`.

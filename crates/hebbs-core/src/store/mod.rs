@@ -23,7 +23,7 @@ pub use column_families::{
     ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, CONVERSATIONS, EDGES_IN, EDGES_OUT, MEMORIES, META,
     TEMPORAL, TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };
-pub use conversations::ConversationPlace;
+pub use conversations::{ConversationPlace, ConversationTurn};
 pub use db::Store;
 pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};
 pub use keys::{decode_vector, encode_vector, TemporalKey};

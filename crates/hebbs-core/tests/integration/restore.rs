@@ -1,11 +1,12 @@
 //! `restore_many` / `restore_tombstones`: memories come back with their own ids, times, kinds,
-//! superseded flags, access statistics and vectors (bit for bit when already unit length), are
-//! recalled like remembered ones, reopen intact, and bad batches write nothing.
+//! superseded flags, access statistics, vectors (bit for bit when already unit length),
+//! conversations and token vectors, are recalled like remembered ones, reopen intact, and bad
+//! batches write nothing.
 
 use hebbs_core::engine::RestoreInput;
 use hebbs_core::memory::StoredMemory;
-use hebbs_core::store::AccessStats;
-use hebbs_core::{MemoryId, MemoryKind, RecallRequest, Tombstone};
+use hebbs_core::store::{AccessStats, ConversationTurn};
+use hebbs_core::{MemoryId, MemoryKind, RecallRequest, TokenVectors, Tombstone};
 
 use crate::common::{field_of, normalized, open, Rng};
 
@@ -32,7 +33,74 @@ fn restored(rng: &mut Rng, content: &str, access_count: u64) -> RestoreInput {
             count: access_count,
             last_access_us: if access_count > 0 { 3_000_000 } else { 0 },
         },
+        conversation: None,
+        token_vectors: None,
     }
+}
+
+#[test]
+fn restored_conversations_keep_their_order_and_token_vectors_come_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(5);
+    let mut inputs: Vec<RestoreInput> = (0..4)
+        .map(|i| {
+            let mut input = restored(&mut rng, &format!("turn {i}"), 0);
+            input.record.created_at = 1_000_000 + [30, 10, 20, 10][i];
+            input.record.updated_at = input.record.created_at;
+            input.conversation = Some(ConversationTurn {
+                session_id: if i == 3 { "other" } else { "chat" }.into(),
+                at: input.record.created_at,
+            });
+            input.token_vectors = Some(TokenVectors {
+                dimension: 2,
+                codes: vec![i as i8, -1, 3, 4],
+                scales: vec![0.5, 0.25],
+            });
+            input
+        })
+        .collect();
+    inputs.push(restored(&mut rng, "alone", 0));
+    let ids: Vec<MemoryId> = inputs.iter().map(|input| input.id).collect();
+    {
+        let engine = open(dir.path());
+        engine.restore_many(inputs.clone()).unwrap();
+        engine.close().unwrap();
+    }
+    let engine = open(dir.path());
+    assert_eq!(
+        engine.conversation("chat", 10).unwrap(),
+        vec![ids[1], ids[2], ids[0]]
+    );
+    assert_eq!(engine.conversation("other", 10).unwrap(), vec![ids[3]]);
+    let turns = engine.conversation_turns(&ids).unwrap();
+    let expected: Vec<Option<ConversationTurn>> = inputs
+        .iter()
+        .map(|input| input.conversation.clone())
+        .collect();
+    assert_eq!(turns, expected);
+    let stored = engine.get_token_vectors(&ids).unwrap();
+    for (input, stored) in inputs.iter().zip(stored) {
+        assert_eq!(stored, input.token_vectors);
+    }
+    let mut bad = restored(&mut rng, "bad", 0);
+    bad.conversation = Some(ConversationTurn {
+        session_id: "a\u{0}b".into(),
+        at: 0,
+    });
+    assert_eq!(
+        field_of(engine.restore_many(vec![bad]).unwrap_err()),
+        "items[0].session_id"
+    );
+    let mut bad = restored(&mut rng, "bad", 0);
+    bad.token_vectors = Some(TokenVectors {
+        dimension: 2,
+        codes: vec![1, 2, 3],
+        scales: vec![1.0],
+    });
+    assert!(
+        field_of(engine.restore_many(vec![bad]).unwrap_err()).starts_with("items[0].token_vectors")
+    );
+    assert_eq!(engine.health().memory_count, 5);
 }
 
 #[test]
