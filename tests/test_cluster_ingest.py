@@ -2,7 +2,7 @@
 load each) and written to the owning shard through the cluster, compared with the same rows
 stored by one process with ``remember_many`` (same memories, same vectors, same recall
 answers); a failed ingest resumed from its checkpoint; reruns that write nothing; an ingest into
-a store on disk.
+a store on disk, with the token vectors remember_many would store.
 
 CI ingests :data:`INGEST_ROWS` rows (2 000); the issue's 20 000 are
 ``HEBBS_CLUSTER_INGEST_ROWS=20000`` here, and ``benches/cluster_bench.py`` times them."""
@@ -176,3 +176,14 @@ def test_an_ingest_into_a_store_on_disk(
         assert mem.health().memory_count == 300
         top = mem.recall("Acme asked about invoices", entity_id="acme", top_k=1)
         assert top.results[0].memory.content.startswith("Acme asked about invoices")
+        # The token vectors of the same pass, as remember_many stores them.
+        ingested = all_memories(mem)[:20]
+        tokens = mem._native.get_token_vectors([m.id for m in ingested])
+    with Hebbs.open(tmp_path / "single", embedder=embedder) as single:
+        made = single.remember_many([{"content": m.content} for m in ingested])
+        expected = single._native.get_token_vectors([m.id for m in made])
+    for got, want in zip(tokens, expected):
+        assert got is not None
+        assert want is not None
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-6)

@@ -2,7 +2,9 @@
 
 ``ingest(dataset, url_or_path, text_column="text", ...)`` runs ``map_batches`` over the dataset
 with :data:`DEFAULT_INGEST_WORKERS` actors (``workers=``), each of which loads the bundled
-model once (its constructor) and embeds its batches with it. Against a server or a cluster
+model once (its constructor) and embeds its batches with it: the vectors and, from the same
+pass, the int8 token vectors that ``quality="best"`` re-ranks with, as ``remember_many`` stores
+them. Against a server or a cluster
 (a URL and its tenant's ``api_key``) each worker also writes its batches, straight to the
 tenant's store through ``POST /v1/import`` with the vectors it made; against a store on disk (a
 path) the workers embed and the driver writes, since one process holds a store.
@@ -37,11 +39,15 @@ from hebbs import jsonwire
 from hebbs._native import DEFAULT_IMPORTANCE
 from hebbs.client.errors import error_from_response
 from hebbs.client.settings import headers as client_headers
-from hebbs.embedder import BUNDLED_MODEL_ID, default_embedder
+from hebbs.embedder import BUNDLED_MODEL_ID, OnnxEmbedder, default_embedder
+from hebbs.embedder.token_vectors import quantize_int8
 from hebbs.engine import Hebbs
 from hebbs.errors import InvalidInputError
-from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION
+from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, token_vectors_line
 from hebbs.transfer.importer import validate, write
+
+#: A batch's vectors and each row's ``(codes, scales)`` token vectors.
+Embedded = tuple[NDArray[np.float32], list[tuple[NDArray[np.int8], NDArray[np.float32]]]]
 
 #: Rows embedded and written per batch.
 DEFAULT_INGEST_BATCH: Final = 256
@@ -130,8 +136,16 @@ def batch_rows(columns: Columns, batch: Mapping[str, Any]) -> list[dict[str, Any
     return rows
 
 
-def export_lines(rows: Sequence[Mapping[str, Any]], vectors: NDArray[np.float32]) -> list[bytes]:
-    """``rows`` with their vectors as an export file (:mod:`hebbs.transfer.format`)."""
+def embedded(model: OnnxEmbedder, texts: list[str]) -> Embedded:
+    """``model``'s vectors of ``texts`` and their int8 token vectors, from one pass."""
+    pooled, tokens = model.embed_with_tokens(texts)
+    return pooled, [quantize_int8(matrix) for matrix in tokens]
+
+
+def export_lines(rows: Sequence[Mapping[str, Any]], made: Embedded) -> list[bytes]:
+    """``rows`` with their vectors and token vectors as an export file
+    (:mod:`hebbs.transfer.format`)."""
+    vectors, tokens = made
     now = int(time.time() * 1_000_000)
     lines = [
         jsonwire.dumps(
@@ -145,7 +159,7 @@ def export_lines(rows: Sequence[Mapping[str, Any]], vectors: NDArray[np.float32]
             }
         )
     ]
-    for row, vector in zip(rows, vectors):
+    for row, vector, pair in zip(rows, vectors, tokens):
         memory = {
             "type": "memory",
             "id": row["id"],
@@ -160,6 +174,7 @@ def export_lines(rows: Sequence[Mapping[str, Any]], vectors: NDArray[np.float32]
             "kind": "episode",
             "superseded": False,
             "embedding": vector,
+            "token_vectors": token_vectors_line(*pair),
         }
         lines.append(jsonwire.dumps(memory))
     end = {"type": "end", "memories": len(rows), "edges": 0, "tombstones": 0}
@@ -241,22 +256,24 @@ class IngestWorker:
         if key in self.done or not rows:
             return summary
         if self.remote is None:
-            vectors = self.embedder.embed([row["content"] for row in rows])
-            summary["lines"] = [b"\n".join(export_lines(rows, vectors))]
+            made = embedded(self.embedder, [row["content"] for row in rows])
+            summary["lines"] = [b"\n".join(export_lines(rows, made))]
             return summary
         missing = self.remote.missing(ids)
         todo = [row for row, absent in zip(rows, missing) if absent]
         if todo:
-            vectors = self.embedder.embed([row["content"] for row in todo])
+            made = embedded(self.embedder, [row["content"] for row in todo])
             try:
-                written = self.remote.write(export_lines(todo, vectors))
+                written = self.remote.write(export_lines(todo, made))
             except InvalidInputError:
                 # Another writer stored some of these ids since the check: write the rest.
                 still = self.remote.missing([row["id"] for row in todo])
                 keep = [i for i, absent in enumerate(still) if absent]
                 written = 0
                 if keep:
-                    lines = export_lines([todo[i] for i in keep], vectors[keep])
+                    pooled, tokens = made
+                    kept = (pooled[keep], [tokens[i] for i in keep])
+                    lines = export_lines([todo[i] for i in keep], kept)
                     written = self.remote.write(lines)
             summary["written"] = [written]
         return summary
