@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hebbs import Hebbs, HebbsClient, InvalidValueError
+from hebbs import ConflictError, Hebbs, HebbsClient, InvalidValueError
 from hebbs.cli import main
 from hebbs.embedder import Embedder
 from hebbs.server.keys import KeyStore
@@ -169,8 +169,9 @@ def test_a_tenant_joins_one_organization_at_a_time(tmp_path: Path) -> None:
     try:
         keys.join("alice", "acme")
         keys.join("alice", "acme")
-        with pytest.raises(ValueError, match="leave it first"):
+        with pytest.raises(ConflictError, match="leave it first") as moved:
             keys.join("alice", "globex")
+        assert moved.value.field == "organization"
         with pytest.raises(ValueError, match="its own organization"):
             keys.join("bob", "bob")
         with pytest.raises(ValueError, match="invalid organization"):

@@ -491,6 +491,14 @@ LOOKUPS = {
     ("post", "/v1/contradictions/confirm"),
     ("post", "/v1/reflect/commit"),
 }
+#: The operations that may contradict the store's state, so may answer 409 (a revise of a
+#: superseded memory, an import of an id the store holds).
+CONFLICTS = {
+    ("put", "/v1/memories/{id}"),
+    ("put", "/v1/revise/{id}"),
+    ("post", "/v1/contradictions/confirm"),
+    ("post", "/v1/import"),
+}
 #: The operations that call the server's LLM provider (502 when it fails).
 LLM_CALLS = {("post", "/v1/reflect")}
 #: The operations that need no key.
@@ -516,6 +524,8 @@ def test_openapi_declares_the_errors_the_server_sends(api: Api) -> None:
                 expected.add(413)
             if (method, path) in LOOKUPS:
                 expected.add(404)
+            if (method, path) in CONFLICTS:
+                expected.add(409)
             if (method, path) in LLM_CALLS:
                 expected.add(502)
             if path == "/v1/health/ready":
