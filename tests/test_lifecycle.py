@@ -15,7 +15,7 @@ import pytest
 
 import hebbs
 from hebbs.cli import main
-from hebbs.cli.errors import EXIT_OK, EXIT_USAGE
+from hebbs.cli.errors import EXIT_CONFLICT, EXIT_OK, EXIT_USAGE
 from hebbs.embedder import Embedder
 from remote import Store
 
@@ -274,8 +274,8 @@ def test_cli_revise_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str
     revision = json.loads(out)
     assert (revision["kind"], revision["revised_from"]) == ("revision", first)
     code, out, err = run_cli(capsys, db, "revise", first, "--importance", "0.3")
-    assert code == EXIT_USAGE
-    assert "ID" in err
+    assert code == EXIT_CONFLICT
+    assert "conflict on ID" in err
     assert "superseded" in err
     code, out, err = run_cli(capsys, db, "forget")
     assert code == EXIT_USAGE

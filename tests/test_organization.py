@@ -15,6 +15,7 @@ import pytest
 
 from hebbs import ConflictError, Hebbs, HebbsClient, InvalidValueError
 from hebbs.cli import main
+from hebbs.cli.errors import EXIT_CONFLICT
 from hebbs.embedder import Embedder
 from hebbs.server.keys import KeyStore
 from remote import Server, Store
@@ -210,8 +211,9 @@ def test_cli_keys_and_recall(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code, refused = run_cli(
         capsys, "keys", "join", "--db", data, "--tenant", "alice", "--org", "globex"
     )
-    assert code == 2
+    assert code == EXIT_CONFLICT
     assert refused["error"]["field"] == "--org"  # type: ignore[index]
+    assert refused["error"]["kind"] == "conflict"  # type: ignore[index]
     code, listed = run_cli(capsys, "keys", "list", "--db", data)
     assert [key["organization"] for key in listed["keys"]] == ["acme"]  # type: ignore[index]
     code, left = run_cli(capsys, "keys", "leave", "--db", data, "--tenant", "alice")

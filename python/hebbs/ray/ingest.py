@@ -39,7 +39,7 @@ from hebbs.client.errors import error_from_response
 from hebbs.client.settings import headers as client_headers
 from hebbs.embedder import BUNDLED_MODEL_ID, default_embedder
 from hebbs.engine import Hebbs
-from hebbs.errors import InvalidInputError
+from hebbs.errors import ConflictError
 from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION
 from hebbs.transfer.importer import validate, write
 
@@ -250,7 +250,7 @@ class IngestWorker:
             vectors = self.embedder.embed([row["content"] for row in todo])
             try:
                 written = self.remote.write(export_lines(todo, vectors))
-            except InvalidInputError:
+            except ConflictError:
                 # Another writer stored some of these ids since the check: write the rest.
                 still = self.remote.missing([row["id"] for row in todo])
                 keep = [i for i, absent in enumerate(still) if absent]
