@@ -11,9 +11,9 @@ import time
 import webbrowser
 from typing import Final
 
+from hebbs._convert import conflict
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.errors import UsageError
-from hebbs._convert import conflict
 from hebbs.errors import ConflictError, NotFoundError
 from hebbs.server.keys import KeyInfo, KeyStore
 

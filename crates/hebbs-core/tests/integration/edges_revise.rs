@@ -230,7 +230,11 @@ fn revise_supersedes_and_recall_skips_superseded_unless_asked() {
         other => panic!("expected Conflict, got {other:?}"),
     }
     assert_eq!(engine.health().memory_count, count, "nothing written");
-    assert_eq!(engine.lineage(&first.id).unwrap().len(), 3, "no new revision");
+    assert_eq!(
+        engine.lineage(&first.id).unwrap().len(),
+        3,
+        "no new revision"
+    );
 }
 
 #[test]
