@@ -2,7 +2,8 @@
 the flag, never a traceback, and leaves the store as it was. Every command's value-taking flags
 get wrong types, negative and huge integers, non-finite numbers, malformed or non-object JSON,
 lone surrogates (what undecodable bytes in argv become) and empty strings; then hypothesis
-feeds each of them arbitrary strings."""
+feeds each of them arbitrary strings. A well-formed command the store's state refuses (a
+conflict) exits 5 the same way."""
 
 from __future__ import annotations
 
@@ -513,9 +514,9 @@ def test_conflicts_exit_5_naming_the_flag(tmp_path: Path, monkeypatch: pytest.Mo
         store.close()
 
 
-#: The field a usage error names: ``error: argument --top-k:``, ``error: invalid ID:``,
-#: ``error: --since/--until:``.
-NAMED_FIELD = re.compile(r"error: (?:argument |invalid )?(\S+?):")
+#: The field a usage error or a conflict names: ``error: argument --top-k:``, ``error: invalid
+#: ID:``, ``error: --since/--until:``, ``error: conflict on ID:``.
+NAMED_FIELD = re.compile(r"error: (?:argument |invalid |conflict on )?(\S+?):")
 
 
 def argument_names(command: str) -> set[str]:
@@ -547,9 +548,9 @@ def test_arbitrary_values_never_raise(fuzz_store: Store, flag_id: str, value: st
     with Hebbs.open(fuzz_store.path) as engine:
         count_before = engine.health().memory_count
     run = fuzz_store.run(*flag.argv(value))
-    assert run.code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE), (run.code, run.err)
+    assert run.code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_CONFLICT), (run.code, run.err)
     assert_no_traceback(run)
-    if run.code == EXIT_USAGE:
+    if run.code in (EXIT_USAGE, EXIT_CONFLICT):
         named = NAMED_FIELD.search(run.err)
         assert named is not None, run.err
         assert set(named.group(1).split("/")) <= argument_names(flag.command), run.err

@@ -197,6 +197,12 @@ def test_revise_and_lineage(api: Api, path: str) -> None:
     chain = api.get(f"/v1/memories/{revised['id']}/lineage")
     assert [m["content"] for m in chain] == ["discount at 15%", "discount at 12%"]
     assert api.get(f"/v1/memories/{original['id']}")["superseded"] is True
+    stale = api.client.put(path.format(id=original["id"]), json={"content": "discount at 9%"})
+    assert stale.status_code == 409, stale.text
+    body = check(responses.ErrorOut, stale.json())
+    assert (body["error_code"], body["field"]) == ("conflict", "id")
+    assert revised["id"] in body["message"]
+    assert len(api.get(f"/v1/memories/{original['id']}/lineage")) == 2, "the conflict wrote nothing"
 
 
 def test_add_edges_and_orphans(api: Api) -> None:
