@@ -2,7 +2,8 @@
 the flag, never a traceback, and leaves the store as it was. Every command's value-taking flags
 get wrong types, negative and huge integers, non-finite numbers, malformed or non-object JSON,
 lone surrogates (what undecodable bytes in argv become) and empty strings; then hypothesis
-feeds each of them arbitrary strings."""
+feeds each of them arbitrary strings. A well-formed command the store's state refuses (a
+conflict) exits 5 the same way."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hebbs.cli import main
-from hebbs.cli.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hebbs.cli.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from hebbs.cli.parser import build_parser
 from hebbs.cli.runner import DEBUG_ENV
 from hebbs.engine import Hebbs
+from hebbs.server.keys import KeyStore
 
 #: A lone surrogate: what Python makes of bytes in argv that are not UTF-8.
 SURROGATE = "\udcff"
@@ -472,9 +474,51 @@ def test_missing_memories_exit_1(store: Store) -> None:
         assert_no_traceback(run)
 
 
-#: The field a usage error names: ``error: argument --top-k:``, ``error: invalid ID:``,
-#: ``error: --since/--until:``.
-NAMED_FIELD = re.compile(r"error: (?:argument |invalid )?(\S+?):")
+def assert_conflict(run: Run, name: str) -> None:
+    assert run.code == EXIT_CONFLICT, (run.code, run.err)
+    assert run.out == ""
+    assert f"error: conflict on {name}: " in run.err, run.err
+    assert len(run.err.strip().splitlines()) == 1, run.err
+    assert_no_traceback(run)
+
+
+def test_conflicts_exit_5_naming_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A well-formed command the store's state refuses (revising a superseded memory, a tenant
+    of one organization joining another) exits 5 naming the flag, and changes nothing."""
+    monkeypatch.delenv(DEBUG_ENV, raising=False)
+    own = Store(tmp_path / "db")
+    revised = own.run("revise", own.seed_id, "--content", "Acme asked for a credit", "--json")
+    assert revised.code == EXIT_OK, revised.err
+    newer = json.loads(revised.out)["id"]
+    before = own.snapshot()
+    stale = own.run("revise", own.seed_id, "--content", "Acme asked for cash")
+    assert_conflict(stale, "ID")
+    assert newer in stale.err
+    assert own.snapshot() == before
+    as_json = own.run("revise", own.seed_id, "--content", "again", "--json")
+    assert as_json.code == EXIT_CONFLICT
+    error = json.loads(as_json.err)["error"]
+    assert (error["kind"], error["field"]) == ("conflict", "ID")
+
+    keys = str(tmp_path / "server")
+    joined = run_main("keys", "join", "--db", keys, "--tenant", "alice", "--org", "acme")
+    assert joined.code == EXIT_OK, joined.err
+    moved = run_main("keys", "join", "--db", keys, "--tenant", "alice", "--org", "globex")
+    assert_conflict(moved, "--org")
+    assert "leave it first" in moved.err
+    argv = ("keys", "create", "--db", keys, "--tenant", "alice", "--scope", "read")
+    assert_conflict(run_main(*argv, "--org", "globex"), "--org")
+    store = KeyStore(keys)
+    try:
+        assert store.organization("alice") == "acme"
+        assert store.list() == [], "the refused create made no key"
+    finally:
+        store.close()
+
+
+#: The field a usage error or a conflict names: ``error: argument --top-k:``, ``error: invalid
+#: ID:``, ``error: --since/--until:``, ``error: conflict on ID:``.
+NAMED_FIELD = re.compile(r"error: (?:argument |invalid |conflict on )?(\S+?):")
 
 
 def argument_names(command: str) -> set[str]:
@@ -506,9 +550,9 @@ def test_arbitrary_values_never_raise(fuzz_store: Store, flag_id: str, value: st
     with Hebbs.open(fuzz_store.path) as engine:
         count_before = engine.health().memory_count
     run = fuzz_store.run(*flag.argv(value))
-    assert run.code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE), (run.code, run.err)
+    assert run.code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_CONFLICT), (run.code, run.err)
     assert_no_traceback(run)
-    if run.code == EXIT_USAGE:
+    if run.code in (EXIT_USAGE, EXIT_CONFLICT):
         named = NAMED_FIELD.search(run.err)
         assert named is not None, run.err
         assert set(named.group(1).split("/")) <= argument_names(flag.command), run.err

@@ -19,6 +19,7 @@ from hebbs import AsyncHebbs, AsyncHebbsClient, Hebbs, HebbsClient
 from hebbs.client.errors import ERROR_CLASSES, error_from_response
 from hebbs.client.operations import OPERATIONS
 from hebbs.client.sse import EventParser, subscription_id
+from hebbs.server.errors import ENGINE_ERRORS
 
 #: Names only one side has: how each is opened, and the client's base URL.
 OPENERS = {"open"}
@@ -314,6 +315,8 @@ def test_paths_and_queries() -> None:
     [
         ("invalid_input", 422, hebbs.InvalidValueError),
         ("not_found", 404, hebbs.NotFoundError),
+        ("conflict", 409, hebbs.ConflictError),
+        ("something_new", 409, hebbs.ConflictError),
         ("unauthorized", 401, hebbs.AuthError),
         ("forbidden", 403, hebbs.AuthError),
         ("rate_limited", 429, hebbs.RateLimitedError),
@@ -344,7 +347,14 @@ def test_error_fields() -> None:
     limited = error_from_response(429, {"error_code": "rate_limited"}, {"retry-after": "2.5"})
     assert isinstance(limited, hebbs.RateLimitedError)
     assert limited.retry_after == 2.5
-    assert set(ERROR_CLASSES) >= {"invalid_input", "not_found", "unauthorized", "not_ready"}
+    message = "conflict on id: memory a is superseded by b"
+    body = {"error_code": "conflict", "message": message, "field": "id"}
+    conflict = error_from_response(409, body)
+    assert isinstance(conflict, hebbs.ConflictError)
+    assert (conflict.field, conflict.reason) == ("id", "memory a is superseded by b")
+    assert str(conflict) == message
+    assert set(ERROR_CLASSES) >= {"invalid_input", "not_found", "conflict", "unauthorized"}
+    assert set(ERROR_CLASSES) >= {code for _, _, code in ENGINE_ERRORS}, "every engine error"
 
 
 def test_event_parser() -> None:

@@ -256,7 +256,8 @@ def test_serve_grpc_port_flag(tmp_path: Path) -> None:
 
 def test_statuses_fields_and_tenants(tmp_path: Path, embedder: Embedder) -> None:
     """What the reference SDK does not send: values hebbs has no meaning for, another tenant's
-    id or subscription, the methods hebbs does not serve yet; each a typed status."""
+    id or subscription, the methods hebbs does not serve yet, a revise of a superseded memory
+    (a conflict, nothing written); each a typed status."""
     import grpc
 
     keys = KeyStore(tmp_path)
@@ -325,4 +326,16 @@ def test_statuses_fields_and_tenants(tmp_path: Path, embedder: Embedder) -> None
         close = pb.CloseSubscriptionRequest(subscription_id=handshake.subscription_id)
         call("/hebbs.v1.SubscribeService/CloseSubscription", close, pb.CloseSubscriptionResponse)
         assert list(stream) == []
+
+        revise = "/hebbs.v1.MemoryService/Revise"
+        old = pb.ReviseRequest(memory_id=stored.memory.memory_id, content="Acme pays monthly")
+        newer = call(revise, old, pb.ReviseResponse).memory
+        code, trailers = status(revise, old)
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        assert trailers == {"error-code": "conflict", "field": "id"}
+        with server.app.state.tenants.lease("acme") as engine:
+            assert [m.id for m in engine.lineage(newer.memory_id)] == [
+                stored.memory.memory_id,
+                newer.memory_id,
+            ]
         channel.close()

@@ -255,7 +255,6 @@ def test_write_atomic_refuses_invalid_input_naming_the_field(tmp_path: Path) -> 
         ("state[0].value", {"state": [("x", "not bytes")]}),
         ("state[0].name", {"state": [("", b"1")]}),
         ("ids", {"ids": NativeEngine.new_ids(1)}),
-        ("ids[1]", {"ids": [NativeEngine.new_ids(1)[0], existing.id]}),
         ("forget[0]", {"forget": ["nonsense"]}),
     ]
     for field, extra in cases:
@@ -267,6 +266,14 @@ def test_write_atomic_refuses_invalid_input_naming_the_field(tmp_path: Path) -> 
         assert native.health().memory_count == 1, f"{field}: nothing stored"
         assert native.get(existing.id).content == "existing", f"{field}: nothing forgotten"
         assert native.state_get("s") is None, f"{field}: no state"
+    rows, matrix = _rows(2)
+    taken = [NativeEngine.new_ids(1)[0], existing.id]
+    with pytest.raises(hebbs.ConflictError) as conflict:
+        native.write_atomic(rows, matrix, ids=taken, forget=[existing.id], state=[("s", b"1")])
+    assert conflict.value.field == "ids[1]"
+    assert native.health().memory_count == 1, "a conflict stores nothing"
+    assert native.get(existing.id).content == "existing", "a conflict forgets nothing"
+    assert native.state_get("s") is None, "a conflict sets no state"
 
 
 def test_write_atomic_stores_everything_and_the_edges(tmp_path: Path) -> None:

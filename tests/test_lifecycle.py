@@ -15,7 +15,7 @@ import pytest
 
 import hebbs
 from hebbs.cli import main
-from hebbs.cli.errors import EXIT_OK, EXIT_USAGE
+from hebbs.cli.errors import EXIT_CONFLICT, EXIT_OK, EXIT_USAGE
 from hebbs.embedder import Embedder
 from remote import Store
 
@@ -84,10 +84,14 @@ def test_revise_supersedes_and_lineage_reads_back(store: Store) -> None:
     assert [m.content for m in store.lineage(third.id_hex)] == [PRICE_V1, PRICE_V2, PRICE_V2]
 
     count = store.health().memory_count
-    with pytest.raises(hebbs.InvalidInputError) as superseded:
+    with pytest.raises(hebbs.ConflictError) as superseded:
         store.revise(first.id, importance=0.1)
+    assert not isinstance(superseded.value, hebbs.InvalidInputError)
     assert superseded.value.field == "id"
-    assert second.id_hex in str(superseded.value)
+    assert second.id_hex in superseded.value.reason
+    assert str(superseded.value).startswith("conflict on id: ")
+    assert store.health().memory_count == count, "the conflict wrote nothing"
+    assert [m.id for m in store.lineage(first.id)] == [first.id, second.id, third.id]
     cases: list[tuple[str, dict[str, Any]]] = [
         ("content", {}),
         ("content", {"content": "   "}),
@@ -270,8 +274,8 @@ def test_cli_revise_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str
     revision = json.loads(out)
     assert (revision["kind"], revision["revised_from"]) == ("revision", first)
     code, out, err = run_cli(capsys, db, "revise", first, "--importance", "0.3")
-    assert code == EXIT_USAGE
-    assert "ID" in err
+    assert code == EXIT_CONFLICT
+    assert "conflict on ID" in err
     assert "superseded" in err
     code, out, err = run_cli(capsys, db, "forget")
     assert code == EXIT_USAGE

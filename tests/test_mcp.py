@@ -142,6 +142,9 @@ async def exercise(client: Client) -> dict[str, str]:
     assert revised["kind"] == "revision"
     lineage = result(await call("lineage", {"id": revised["id"]}))
     assert [m["id"] for m in lineage["memories"]] == [decision["id"], revised["id"]]
+    stale = failure(await call("revise", {"id": decision["id"], "content": "We approved 9%"}))
+    assert stale == {**stale, "error_code": "conflict", "field": "id"}
+    assert revised["id"] in stale["message"]
     got = result(await call("get", {"id": request["id"]}))
     assert got["content"] == request["content"]
     assert got["access_count"] >= 1

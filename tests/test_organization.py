@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hebbs import Hebbs, HebbsClient, InvalidValueError
+from hebbs import ConflictError, Hebbs, HebbsClient, InvalidValueError
 from hebbs.cli import main
+from hebbs.cli.errors import EXIT_CONFLICT
 from hebbs.embedder import Embedder
 from hebbs.server.keys import KeyStore
 from remote import Server, Store
@@ -169,8 +170,9 @@ def test_a_tenant_joins_one_organization_at_a_time(tmp_path: Path) -> None:
     try:
         keys.join("alice", "acme")
         keys.join("alice", "acme")
-        with pytest.raises(ValueError, match="leave it first"):
+        with pytest.raises(ConflictError, match="leave it first") as moved:
             keys.join("alice", "globex")
+        assert moved.value.field == "organization"
         with pytest.raises(ValueError, match="its own organization"):
             keys.join("bob", "bob")
         with pytest.raises(ValueError, match="invalid organization"):
@@ -209,8 +211,9 @@ def test_cli_keys_and_recall(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code, refused = run_cli(
         capsys, "keys", "join", "--db", data, "--tenant", "alice", "--org", "globex"
     )
-    assert code == 2
+    assert code == EXIT_CONFLICT
     assert refused["error"]["field"] == "--org"  # type: ignore[index]
+    assert refused["error"]["kind"] == "conflict"  # type: ignore[index]
     code, listed = run_cli(capsys, "keys", "list", "--db", data)
     assert [key["organization"] for key in listed["keys"]] == ["acme"]  # type: ignore[index]
     code, left = run_cli(capsys, "keys", "leave", "--db", data, "--tenant", "alice")

@@ -197,6 +197,12 @@ def test_revise_and_lineage(api: Api, path: str) -> None:
     chain = api.get(f"/v1/memories/{revised['id']}/lineage")
     assert [m["content"] for m in chain] == ["discount at 15%", "discount at 12%"]
     assert api.get(f"/v1/memories/{original['id']}")["superseded"] is True
+    stale = api.client.put(path.format(id=original["id"]), json={"content": "discount at 9%"})
+    assert stale.status_code == 409, stale.text
+    body = check(responses.ErrorOut, stale.json())
+    assert (body["error_code"], body["field"]) == ("conflict", "id")
+    assert revised["id"] in body["message"]
+    assert len(api.get(f"/v1/memories/{original['id']}/lineage")) == 2, "the conflict wrote nothing"
 
 
 def test_add_edges_and_orphans(api: Api) -> None:
@@ -491,6 +497,14 @@ LOOKUPS = {
     ("post", "/v1/contradictions/confirm"),
     ("post", "/v1/reflect/commit"),
 }
+#: The operations that may contradict the store's state, so may answer 409 (a revise of a
+#: superseded memory, an import of an id the store holds).
+CONFLICTS = {
+    ("put", "/v1/memories/{id}"),
+    ("put", "/v1/revise/{id}"),
+    ("post", "/v1/contradictions/confirm"),
+    ("post", "/v1/import"),
+}
 #: The operations that call the server's LLM provider (502 when it fails).
 LLM_CALLS = {("post", "/v1/reflect")}
 #: The operations that need no key.
@@ -516,6 +530,8 @@ def test_openapi_declares_the_errors_the_server_sends(api: Api) -> None:
                 expected.add(413)
             if (method, path) in LOOKUPS:
                 expected.add(404)
+            if (method, path) in CONFLICTS:
+                expected.add(409)
             if (method, path) in LLM_CALLS:
                 expected.add(502)
             if path == "/v1/health/ready":

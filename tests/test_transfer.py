@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.remote import Server
 
-from hebbs import Edge, Hebbs, InvalidInputError
+from hebbs import ConflictError, Edge, Hebbs, InvalidInputError
 from hebbs.cli import main
 from hebbs.transfer.export import export_lines
 from hebbs.transfer.format import FORMAT_VERSION
@@ -162,8 +162,9 @@ def test_an_import_refuses_ids_the_store_holds(tmp_path: Path, hash_embed: Embed
         fill(a)
         dump(a, tmp_path / "a.jsonl")
         count = a.health().memory_count
-        with pytest.raises(InvalidInputError, match="holds a memory with this id"):
+        with pytest.raises(ConflictError, match="holds a memory with this id") as refused:
             import_file(a, tmp_path / "a.jsonl")
+        assert refused.value.field == "line 2.id"
         assert a.health().memory_count == count
 
 

@@ -21,6 +21,7 @@ from hebbs.engine import Hebbs
 from hebbs.errors import (
     AuthError,
     ClosedError,
+    ConflictError,
     CorruptionError,
     EmbeddingError,
     HebbsError,
@@ -71,6 +72,7 @@ __all__ = [
     "AuthError",
     "ClosedError",
     "CommitResult",
+    "ConflictError",
     "ContradictionCandidate",
     "CorruptionError",
     "Edge",

@@ -38,6 +38,7 @@ __all__ = [
     "STRATEGIES",
     "VECTOR_STRATEGIES",
     "ClosedError",
+    "ConflictError",
     "CorruptionError",
     "Edge",
     "EdgeType",
@@ -113,6 +114,11 @@ class InvalidInputError(HebbsError):
 
 class InvalidValueError(InvalidInputError, ValueError): ...
 class InvalidTypeError(InvalidInputError, TypeError): ...
+
+class ConflictError(HebbsError):
+    field: str
+    reason: str
+
 class NotFoundError(HebbsError): ...
 class StorageError(HebbsError): ...
 class HebbsIOError(HebbsError, OSError): ...

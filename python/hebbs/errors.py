@@ -7,7 +7,10 @@ wrong type, an :class:`InvalidTypeError` (also a ``TypeError``), both ``InvalidI
 when a re-ranker (ONNX cross-encoder, HTTP service) fails or answers with something unusable.
 :class:`LLMError` when an LLM provider (reflection, indexing) fails or keeps answering with
 unusable JSON. :class:`InternalError` is a panic in the engine (a bug in hebbs).
-:class:`HebbsIOError` is also an :class:`OSError`.
+:class:`HebbsIOError` is also an :class:`OSError`. :class:`ConflictError` is a well-formed
+request that contradicts the store's current state (revising a memory a newer revision already
+superseded, importing an id the store holds, making a tenant of one organization join
+another); like an input error it carries ``field`` and ``reason``, and nothing was written.
 
 The remote client (:mod:`hebbs.client`) raises the same classes for the same failures, plus
 :class:`AuthError` (the server refused the API key), :class:`RateLimitedError` (too many
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from hebbs._native import (
     ClosedError,
+    ConflictError,
     CorruptionError,
     HebbsError,
     HebbsIOError,
@@ -122,6 +126,7 @@ if not TYPE_CHECKING:
 __all__ = [
     "AuthError",
     "ClosedError",
+    "ConflictError",
     "CorruptionError",
     "EmbeddingError",
     "HebbsError",

@@ -4,6 +4,8 @@
  * The server answers a failure with an HTTP status and `{"error_code", "message", "field"}`.
  * `ERROR_CLASSES` maps the code to the class (the classes the Python client raises for the same
  * codes); a code it does not know (a newer server) falls back on the status (`STATUS_CLASSES`).
+ * Input errors, conflicts (409, which name a field as input errors do) and rate limits carry more
+ * than a message, so are built apart.
  * A request that gets no answer (refused, reset, timed out) is a `ServerUnavailableError`.
  */
 
@@ -74,8 +76,22 @@ export class RateLimitError extends HebbsError {
   }
 }
 
-/** The request conflicts with the store's state (409). */
-export class ConflictError extends HebbsError {}
+/** A well-formed request that contradicts the store's state (409 `conflict`): revising a memory
+ * a newer revision superseded already (`field` `id`), importing an id the store holds. `field`
+ * and `wireField` name the argument as `InvalidInputError` does; nothing was written. */
+export class ConflictError extends HebbsError {
+  readonly field: string;
+  readonly wireField: string;
+  /** What in the store it contradicts, without the field. */
+  readonly reason: string;
+
+  constructor(field: string, reason: string, code = 'conflict', status = 409, wireField = field) {
+    super(`conflict on ${field}: ${reason}`, code, status);
+    this.field = field;
+    this.wireField = wireField;
+    this.reason = reason;
+  }
+}
 
 /** The server could not be reached, timed out, or is starting or stopping (503). */
 export class ServerUnavailableError extends HebbsError {}
@@ -97,7 +113,6 @@ export const ERROR_CLASSES: Readonly<Record<string, ErrorClass>> = {
   not_found: NotFoundError,
   unauthorized: AuthError,
   forbidden: ForbiddenError,
-  conflict: ConflictError,
   not_ready: ServerUnavailableError,
   closed: ClosedError,
   storage_error: InternalError,
@@ -114,7 +129,6 @@ export const STATUS_CLASSES: Readonly<Record<number, ErrorClass>> = {
   401: AuthError,
   403: ForbiddenError,
   404: NotFoundError,
-  409: ConflictError,
   502: ServerUnavailableError,
   503: ServerUnavailableError,
   504: ServerUnavailableError,
@@ -123,6 +137,9 @@ export const STATUS_CLASSES: Readonly<Record<number, ErrorClass>> = {
 /** The codes of a bad input (400 and 413, and 422 from a proxy), and their statuses. */
 const INPUT_CODES = new Set(['invalid_input', 'invalid_type', 'payload_too_large']);
 const INPUT_STATUSES = new Set([400, 413, 422]);
+/** The code and status of a conflict. */
+const CONFLICT_CODE = 'conflict';
+const CONFLICT_STATUS = 409;
 /** The field an input error names when the server names none (a body too large). */
 export const BODY_FIELD = 'body';
 
@@ -138,11 +155,13 @@ export function errorFromResponse(
     typeof data['message'] === 'string' && data['message'] !== ''
       ? data['message']
       : `the server answered HTTP ${status}`;
+  const known = code in ERROR_CLASSES || INPUT_CODES.has(code);
+  if (code === CONFLICT_CODE || (!known && status === CONFLICT_STATUS)) {
+    const [wireField, reason] = fieldAndReason(data, message, 'conflict on');
+    return new ConflictError(fieldFromWire(wireField), reason, code, status, wireField);
+  }
   if (INPUT_CODES.has(code) || (!(code in ERROR_CLASSES) && INPUT_STATUSES.has(status))) {
-    const wireField =
-      typeof data['field'] === 'string' && data['field'] !== '' ? data['field'] : BODY_FIELD;
-    const prefix = `invalid ${wireField}: `;
-    const reason = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+    const [wireField, reason] = fieldAndReason(data, message, 'invalid');
     const Class =
       code === 'payload_too_large' || status === 413 ? PayloadTooLargeError : InvalidInputError;
     return new Class(fieldFromWire(wireField), reason, code, status, wireField);
@@ -158,6 +177,19 @@ export function errorFromResponse(
   const Class =
     ERROR_CLASSES[code] ?? STATUS_CLASSES[status] ?? (status >= 500 ? InternalError : HebbsError);
   return new Class(message, code, status);
+}
+
+/** The field an answer names (as the server spells it) and its reason: `message` without the
+ * `"<word> <field>: "` the server puts before it. */
+function fieldAndReason(
+  data: Record<string, unknown>,
+  message: string,
+  word: string,
+): [string, string] {
+  const wireField =
+    typeof data['field'] === 'string' && data['field'] !== '' ? data['field'] : BODY_FIELD;
+  const prefix = `${word} ${wireField}: `;
+  return [wireField, message.startsWith(prefix) ? message.slice(prefix.length) : message];
 }
 
 /** The error for a request to `url` that got no answer. */

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 
 import {
+  ConflictError,
   DEFAULT_TOP_K,
   EdgeType,
   HebbsClient,
@@ -438,6 +439,26 @@ describe('revise, lineage, forget', () => {
     const inherited = await client.revise(revision.id, { context: { source: 'email' } });
     assert.equal(inherited.content, 'Globex renews in April');
     assert.deepEqual(inherited.context, { source: 'email' });
+  });
+
+  test('revising a superseded memory is a ConflictError naming id, and writes nothing', async () => {
+    const original = await client.remember({ content: 'Hooli pays in euros', entityId: 'hooli' });
+    const revision = await client.revise(original.id, { content: 'Hooli pays in dollars' });
+    await assert.rejects(client.revise(original.id, { content: 'Hooli pays in yen' }), (error) => {
+      assert.ok(error instanceof ConflictError, `expected a ConflictError, got ${String(error)}`);
+      assert.equal(error.status, 409);
+      assert.equal(error.code, 'conflict');
+      assert.equal(error.field, 'id');
+      assert.equal(error.wireField, 'id');
+      assert.ok(error.reason.includes(revision.id.toString('hex')), error.reason);
+      assert.equal(error.message, `conflict on id: ${error.reason}`);
+      return true;
+    });
+    const chain = await client.lineage(original.id);
+    assert.deepEqual(
+      chain.map((memory) => memory.content),
+      ['Hooli pays in euros', 'Hooli pays in dollars'],
+    );
   });
 
   test('revise and lineage of an unknown id are NotFoundErrors', async () => {

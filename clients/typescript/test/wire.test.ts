@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 
 import {
   AuthError,
+  ConflictError,
   ERROR_CLASSES,
   ForbiddenError,
   InternalError,
@@ -208,6 +209,20 @@ describe('errors', () => {
     assert.equal(error.wireField, 'scoring_weights.w_relevance');
     assert.equal(error.reason, 'expected a number');
     assert.equal(error.message, 'invalid scoringWeights.wRelevance: expected a number');
+  });
+
+  test('a conflict names the field in client names, its reason without the prefix', () => {
+    const error = errorFromResponse(409, {
+      error_code: 'conflict',
+      message: 'conflict on items[2].id: a memory with id 0a exists already',
+      field: 'items[2].id',
+    });
+    assert.ok(error instanceof ConflictError);
+    assert.equal(error.field, 'items[2].id');
+    assert.equal(error.reason, 'a memory with id 0a exists already');
+    assert.equal(error.message, 'conflict on items[2].id: a memory with id 0a exists already');
+    const unknown = errorFromResponse(409, { error_code: 'newer_conflict', message: 'm' });
+    assert.ok(unknown instanceof ConflictError && unknown.field === 'body');
   });
 
   test('unknown codes and bodies fall back on the status', () => {

@@ -16,6 +16,16 @@ pub enum HebbsError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A well-formed request contradicts the store's current state (revising a memory a newer
+    /// revision already superseded, restoring or choosing an id the store already holds);
+    /// nothing was written.
+    #[error("conflict on {field}: {reason}")]
+    Conflict {
+        /// The name of the argument or field in conflict, e.g. `id` or `items[3].id`.
+        field: String,
+        /// What in the store it contradicts.
+        reason: String,
+    },
     /// A memory that the call refers to does not exist.
     #[error("memory not found: {id}")]
     NotFound {
@@ -70,6 +80,14 @@ impl HebbsError {
     /// An [`HebbsError::InvalidInput`] for `field`.
     pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
         Self::InvalidInput {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A [`HebbsError::Conflict`] for `field`.
+    pub fn conflict(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::Conflict {
             field: field.into(),
             reason: reason.into(),
         }

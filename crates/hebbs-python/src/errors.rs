@@ -6,6 +6,8 @@
 //! `InvalidInputError` (which carry `field` and `reason`): `InvalidValueError` from `ValueError`
 //! and `InvalidTypeError` (a value of the wrong type) from `TypeError`. `create_exception!` takes
 //! one base, so these are built by calling `type(name, bases, namespace)` once per interpreter.
+//! `ConflictError` (a well-formed request the store's state refuses) carries `field` and
+//! `reason` too.
 
 use std::any::Any;
 use std::path::Path;
@@ -28,6 +30,13 @@ create_exception!(
     InvalidInputError,
     HebbsError,
     "An argument was invalid; `field` names it. Nothing was written."
+);
+create_exception!(
+    hebbs,
+    ConflictError,
+    HebbsError,
+    "The request contradicts the store's current state (e.g. revising a superseded memory); \
+`field` names the argument and `reason` says what it conflicts with. Nothing was written."
 );
 create_exception!(
     hebbs,
@@ -167,6 +176,17 @@ fn input_error(
     reason: String,
 ) -> PyErr {
     let message = format!("invalid {field}: {reason}");
+    field_error(py, class, message, field, reason)
+}
+
+/// An exception of `class` with `message`, and `field` and `reason` set.
+fn field_error(
+    py: Python<'_>,
+    class: PyResult<&Bound<'_, PyType>>,
+    message: String,
+    field: String,
+    reason: String,
+) -> PyErr {
     let class = match class {
         Ok(class) => class.clone(),
         Err(error) => return error,
@@ -183,13 +203,17 @@ fn input_error(
 }
 
 /// Converts a core error into its Python exception. An invalid input is an
-/// `InvalidValueError` carrying `field` and `reason`.
+/// `InvalidValueError` and a conflict a `ConflictError`, both carrying `field` and `reason`.
 pub fn to_py_err(error: CoreError) -> PyErr {
     let message = error.to_string();
     match error {
         CoreError::InvalidInput { field, reason } => {
             Python::attach(|py| input_error(py, invalid_value_error(py), field, reason))
         }
+        CoreError::Conflict { field, reason } => Python::attach(|py| {
+            let class = py.get_type::<ConflictError>();
+            field_error(py, Ok(&class), message, field, reason)
+        }),
         CoreError::NotFound { .. } => NotFoundError::new_err(message),
         CoreError::Storage { .. } => StorageError::new_err(message),
         CoreError::Io { path, source } => {
@@ -219,6 +243,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("InvalidInputError", py.get_type::<InvalidInputError>())?;
     module.add("InvalidValueError", invalid_value_error(py)?)?;
     module.add("InvalidTypeError", invalid_type_error(py)?)?;
+    module.add("ConflictError", py.get_type::<ConflictError>())?;
     module.add("NotFoundError", py.get_type::<NotFoundError>())?;
     module.add("StorageError", py.get_type::<StorageError>())?;
     module.add("HebbsIOError", hebbs_io_error(py)?)?;

@@ -14,6 +14,9 @@ EXIT_USAGE: Final = 2
 EXIT_AUTH: Final = 3
 #: The server of ``--url`` could not be reached or is not ready.
 EXIT_UNAVAILABLE: Final = 4
+#: The request contradicts the store's state (a superseded memory revised, a tenant of one
+#: organization joining another); nothing was written.
+EXIT_CONFLICT: Final = 5
 #: Interrupted with Ctrl-C (128 + SIGINT), the shell convention.
 EXIT_INTERRUPTED: Final = 130
 

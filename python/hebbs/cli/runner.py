@@ -17,6 +17,7 @@ from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
 from hebbs.cli.errors import (
     EXIT_AUTH,
+    EXIT_CONFLICT,
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -29,6 +30,7 @@ from hebbs.cli.parser import PROG, build_parser
 from hebbs.cli.store import database_path, locate, opened
 from hebbs.errors import (
     AuthError,
+    ConflictError,
     HebbsError,
     InvalidInputError,
     NotFoundError,
@@ -204,6 +206,9 @@ def _classify(error: Exception, command: str) -> _Failure:
         field = _flag(getattr(error, "field", ""), command)
         reason = getattr(error, "reason", "") or str(error)
         return _Failure(EXIT_USAGE, "invalid_input", f"invalid {field}: {reason}", field)
+    if isinstance(error, ConflictError):
+        field = _flag(error.field, command)
+        return _Failure(EXIT_CONFLICT, "conflict", f"conflict on {field}: {error.reason}", field)
     if isinstance(error, NotFoundError):
         return _Failure(EXIT_FAILURE, "not_found", str(error))
     if isinstance(error, AuthError):

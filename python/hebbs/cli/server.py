@@ -11,9 +11,10 @@ import time
 import webbrowser
 from typing import Final
 
+from hebbs._convert import conflict
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.errors import UsageError
-from hebbs.errors import NotFoundError
+from hebbs.errors import ConflictError, NotFoundError
 from hebbs.server.keys import KeyInfo, KeyStore
 
 #: What ``serve`` prints when the server has stopped.
@@ -109,6 +110,8 @@ def _create(args: argparse.Namespace, store: KeyStore) -> CommandOutput:
         )
     except ValueError as error:
         raise UsageError("--org", str(error)) from None
+    except ConflictError as error:
+        raise conflict("--org", error.reason) from None
     payload = {
         "key": key,
         "key_id": info.key_id,
@@ -131,6 +134,8 @@ def _join(args: argparse.Namespace, store: KeyStore) -> CommandOutput:
         store.join(args.tenant, args.org)
     except ValueError as error:
         raise UsageError("--org", str(error)) from None
+    except ConflictError as error:
+        raise conflict("--org", error.reason) from None
     payload = {"tenant": args.tenant, "organization": args.org}
     return CommandOutput(payload, f"{args.tenant} is a member of {args.org}")
 

@@ -4,7 +4,8 @@ The server answers a failed request with ``{"error_code", "message", "field"}``;
 :data:`ERROR_CLASSES` is the one table from ``error_code`` to the exception class (the same
 class :class:`hebbs.Hebbs` raises for the same failure). A code the table does not know (a newer
 server) falls back on the HTTP status (:data:`STATUS_CLASSES`). A connection that fails or times
-out is a :class:`~hebbs.errors.ServerUnavailableError`.
+out is a :class:`~hebbs.errors.ServerUnavailableError`. An input error and a conflict (409) keep
+the ``field`` the server named and the ``reason`` of its message.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hebbs._convert import invalid
+from hebbs._convert import conflict, invalid
 from hebbs.errors import (
     AuthError,
     ClosedError,
+    ConflictError,
     CorruptionError,
     HebbsError,
     HebbsIOError,
@@ -38,6 +40,7 @@ ERROR_CLASSES: dict[str, type[HebbsError]] = {
     "invalid_type": InvalidTypeError,
     "payload_too_large": InvalidValueError,
     "not_found": NotFoundError,
+    "conflict": ConflictError,
     "unauthorized": AuthError,
     "forbidden": AuthError,
     "rate_limited": RateLimitedError,
@@ -58,6 +61,7 @@ STATUS_CLASSES: dict[int, type[HebbsError]] = {
     401: AuthError,
     403: AuthError,
     404: NotFoundError,
+    409: ConflictError,
     413: InvalidValueError,
     422: InvalidValueError,
     429: RateLimitedError,
@@ -81,12 +85,10 @@ def error_from_response(
     error_class = ERROR_CLASSES.get(code) if isinstance(code, str) else None
     if error_class is None:
         error_class = STATUS_CLASSES.get(status, fallback)
+    if issubclass(error_class, ConflictError):
+        return conflict(*_field_and_reason(data, message, "conflict on"))
     if issubclass(error_class, InvalidInputError):
-        field = data.get("field")
-        field = field if isinstance(field, str) and field else BODY_FIELD
-        prefix = f"invalid {field}: "
-        reason = message[len(prefix) :] if message.startswith(prefix) else message
-        return invalid(field, reason, error_class)
+        return invalid(*_field_and_reason(data, message, "invalid"), error_class)
     if error_class is RateLimitedError:
         return RateLimitedError(message, retry_after=_retry_after(data, headers))
     if error_class is AuthError:
@@ -94,6 +96,15 @@ def error_from_response(
     if error_class is LLMError:
         return LLMError(message, provider="server", status=status)
     return error_class(message)
+
+
+def _field_and_reason(data: Mapping[str, Any], message: str, word: str) -> tuple[str, str]:
+    """The field an error answer names and its reason: ``message`` without the
+    ``"<word> <field>: "`` the engine puts before it."""
+    field = data.get("field")
+    field = field if isinstance(field, str) and field else BODY_FIELD
+    prefix = f"{word} {field}: "
+    return field, message[len(prefix) :] if message.startswith(prefix) else message
 
 
 def _retry_after(data: Mapping[str, Any], headers: Mapping[str, str] | None) -> float | None:

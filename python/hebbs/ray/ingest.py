@@ -42,7 +42,7 @@ from hebbs.client.settings import headers as client_headers
 from hebbs.embedder import BUNDLED_MODEL_ID, OnnxEmbedder, default_embedder
 from hebbs.embedder.token_vectors import quantize_int8
 from hebbs.engine import Hebbs
-from hebbs.errors import InvalidInputError
+from hebbs.errors import ConflictError
 from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, token_vectors_line
 from hebbs.transfer.importer import validate, write
 
@@ -265,7 +265,7 @@ class IngestWorker:
             made = embedded(self.embedder, [row["content"] for row in todo])
             try:
                 written = self.remote.write(export_lines(todo, made))
-            except InvalidInputError:
+            except ConflictError:
                 # Another writer stored some of these ids since the check: write the rest.
                 still = self.remote.missing([row["id"] for row in todo])
                 keep = [i for i, absent in enumerate(still) if absent]

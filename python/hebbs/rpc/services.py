@@ -5,7 +5,10 @@ Each handler authenticates the call (``authorization: Bearer <key>`` metadata, t
 method needs, the key's rate limit), leases the key's tenant store for the call and runs the
 :class:`hebbs.Hebbs` method, whose request models check the converted arguments as for any
 caller. Failures are gRPC statuses: ``INVALID_ARGUMENT`` (with the field), ``UNAUTHENTICATED``,
-``PERMISSION_DENIED``, ``NOT_FOUND``, ``RESOURCE_EXHAUSTED`` (rate limited), ``UNAVAILABLE``,
+``PERMISSION_DENIED``, ``NOT_FOUND``, ``FAILED_PRECONDITION`` (the REST 409 ``conflict``, with
+the field: gRPC keeps it for a call not to retry until the state changes, as revising the newest
+revision instead of a superseded one; ``ABORTED`` would invite retrying the same call, which
+fails the same way), ``RESOURCE_EXHAUSTED`` (rate limited), ``UNAVAILABLE``,
 ``UNIMPLEMENTED`` (reflection, policies) and ``INTERNAL``; the trailing metadata carries
 ``error-code`` and ``field`` as the REST body would.
 """
@@ -36,7 +39,7 @@ STATUS_CODES: Final = {
     401: grpc.StatusCode.UNAUTHENTICATED,
     403: grpc.StatusCode.PERMISSION_DENIED,
     404: grpc.StatusCode.NOT_FOUND,
-    409: grpc.StatusCode.ALREADY_EXISTS,
+    409: grpc.StatusCode.FAILED_PRECONDITION,
     413: grpc.StatusCode.RESOURCE_EXHAUSTED,
     429: grpc.StatusCode.RESOURCE_EXHAUSTED,
     501: grpc.StatusCode.UNIMPLEMENTED,

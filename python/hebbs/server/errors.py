@@ -3,7 +3,9 @@
 
 ``error_code`` is the snake_case kind of the failure. The caller's mistakes are 4xx
 (``invalid_input`` 400 with ``field``, ``unauthorized`` 401, ``forbidden`` 403, ``not_found``
-404, ``method_not_allowed`` 405, ``conflict`` 409, ``payload_too_large`` 413, ``rate_limited``
+404, ``method_not_allowed`` 405, ``conflict`` 409 with ``field`` (a well-formed request the
+store's state refuses: revising a superseded memory, importing an id the store holds),
+``payload_too_large`` 413, ``rate_limited``
 429 with ``Retry-After``); ``not_ready`` (503) is a store that is closing; only the engine's own
 failures are 500 (``storage_error``, ``io_error``, ``corruption``, ``index_error``,
 ``internal_error``). Malformed JSON, wrong types and unknown fields are ``invalid_input`` with the
@@ -24,6 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from hebbs.api.requests import invalid_input
 from hebbs.errors import (
     ClosedError,
+    ConflictError,
     CorruptionError,
     EmbeddingError,
     HebbsError,
@@ -46,6 +49,7 @@ BODY_FIELD: Final = "body"
 ENGINE_ERRORS: Final[tuple[tuple[type[HebbsError], int, str], ...]] = (
     (InvalidInputError, 400, "invalid_input"),
     (NotFoundError, 404, "not_found"),
+    (ConflictError, 409, "conflict"),
     (ClosedError, 503, "not_ready"),
     (StorageError, 500, "storage_error"),
     (HebbsIOError, 500, "io_error"),
@@ -56,6 +60,8 @@ ENGINE_ERRORS: Final[tuple[tuple[type[HebbsError], int, str], ...]] = (
     (LLMError, 502, "llm_error"),
     (InternalError, 500, "internal_error"),
 )
+#: The statuses whose answer names the field at fault (an input error, a conflict).
+FIELD_STATUSES: Final = frozenset({400, 409})
 #: error_code of the HTTP statuses the framework itself raises (unknown path, wrong method).
 HTTP_CODES: Final = {
     400: "invalid_input",
@@ -128,10 +134,10 @@ def error_response(error: ApiError) -> JSONResponse:
 
 
 def from_engine(error: HebbsError) -> ApiError:
-    """The answer to an engine error; an input error keeps its ``field``."""
+    """The answer to an engine error; an input error or a conflict keeps its ``field``."""
     for kind, status, code in ENGINE_ERRORS:
         if isinstance(error, kind):
-            field = getattr(error, "field", None) if status == 400 else None
+            field = getattr(error, "field", None) if status in FIELD_STATUSES else None
             return ApiError(status, code, str(error), field=field or None)
     return ApiError(500, "internal_error", str(error))
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Optional
 
+from hebbs._convert import conflict
 from hebbs.server.tenants import valid_tenant
 
 #: The key store's file name in the data directory.
@@ -168,7 +169,8 @@ class KeyStore:
 
     def join(self, tenant: str, organization: str) -> None:
         """Makes ``tenant`` a member of ``organization`` (joining the same one again is fine; a
-        tenant already in another organization must :meth:`leave` it first)."""
+        tenant already in another organization must :meth:`leave` it first: joining is a
+        :class:`~hebbs.ConflictError` naming ``organization``, and nothing changes)."""
         for name, label in ((tenant, "tenant"), (organization, "organization")):
             if not valid_tenant(name):
                 raise ValueError(f"invalid {label} name {name!r}")
@@ -176,8 +178,9 @@ class KeyStore:
             raise ValueError(f"tenant {tenant!r} cannot be its own organization")
         current = self.organization(tenant)
         if current is not None and current != organization:
-            raise ValueError(
-                f"tenant {tenant!r} is a member of {current!r}: leave it first (hebbs keys leave)"
+            raise conflict(
+                "organization",
+                f"tenant {tenant!r} is a member of {current!r}: leave it first (hebbs keys leave)",
             )
         with self._lock:
             self._db.execute(

@@ -3,7 +3,8 @@ with besides its success, every one with the body ``ErrorOut`` (``{error_code, m
 field}``, see :mod:`hebbs.server.errors`).
 
 The routes declare what depends on them (:data:`KEYED_ERRORS` on every route that needs a key,
-:data:`NOT_FOUND` on those that look an id up, :data:`NOT_READY`); :func:`install` adds what
+:data:`NOT_FOUND` on those that look an id up, :data:`REVISING` (404 or 409) on those that
+revise a memory, :data:`NOT_READY`); :func:`install` adds what
 follows from the request's shape: FastAPI documents its own 422 body on every operation that
 takes input, but this server answers bad input with 400 ``invalid_input``, so that 422 becomes
 a 400, and an operation with a body may also answer 413. :data:`SUBSCRIBE_EVENT` documents the
@@ -26,6 +27,8 @@ DESCRIPTIONS: Final = {
     401: "unauthorized: no Authorization: Bearer <key>, or an unknown, revoked or expired key",
     403: "forbidden: the key's scope is too weak for this call",
     404: "not_found: no such memory or tombstone in the caller's tenant",
+    409: "conflict: the request contradicts the store's state, e.g. the memory is superseded "
+    "by a newer revision or the store holds an imported id already (field names it)",
     413: "payload_too_large: the body is larger than the server's limit",
     429: "rate_limited: the key is over its rate (Retry-After says how many seconds to wait)",
     500: "storage_error, io_error, corruption, index_error or internal_error: the engine failed",
@@ -45,6 +48,8 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 KEYED_ERRORS: Final = errors(401, 403, 429, 500, 503)
 #: A route that looks an id up.
 NOT_FOUND: Final = errors(404)
+#: A route that revises a memory: the id may not exist (404) or be superseded already (409).
+REVISING: Final = errors(404, 409)
 #: A route that calls the server's LLM provider.
 LLM_FAILURE: Final = errors(502)
 #: A route that answers 503 while the server starts or stops.

@@ -79,6 +79,7 @@ from hebbs.server.openapi import (
     LLM_FAILURE,
     NOT_FOUND,
     NOT_READY,
+    REVISING,
     SUBSCRIBE_EVENT,
     stream,
 )
@@ -253,13 +254,13 @@ def _revise(id: str, body: ReviseChanges, request: Request, caller: Caller) -> R
         return _json(encode_memory(engine.revise(id, **_given(body))))
 
 
-@router.put("/memories/{id}", response_model=MemoryOut, tags=["memories"], responses=NOT_FOUND)
+@router.put("/memories/{id}", response_model=MemoryOut, tags=["memories"], responses=REVISING)
 def revise(id: str, body: ReviseChanges, request: Request, caller: Caller = WRITE) -> Response:
     """Stores a revision that supersedes memory ``id`` and returns it."""
     return _revise(id, body, request, caller)
 
 
-@router.put("/revise/{id}", response_model=MemoryOut, tags=["aliases"], responses=NOT_FOUND)
+@router.put("/revise/{id}", response_model=MemoryOut, tags=["aliases"], responses=REVISING)
 def revise_alias(
     id: str, body: ReviseChanges, request: Request, caller: Caller = WRITE
 ) -> Response:
@@ -345,7 +346,7 @@ def find_contradictions(
 
 
 @router.post(
-    "/contradictions/confirm", response_model=MemoryOut, tags=["consolidate"], responses=NOT_FOUND
+    "/contradictions/confirm", response_model=MemoryOut, tags=["consolidate"], responses=REVISING
 )
 def confirm_contradiction(
     body: ConfirmContradictionRequest, request: Request, caller: Caller = WRITE

@@ -58,7 +58,7 @@ def export_response(tenants: TenantStores, tenant: str, embeddings: bool) -> Str
 
 @router.post(
     "/import",
-    responses=errors(400, 413),
+    responses=errors(400, 409, 413),
     openapi_extra={
         "requestBody": {
             "required": True,

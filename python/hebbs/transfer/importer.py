@@ -4,7 +4,8 @@ Two passes over the file. The first validates every line (its model, the header 
 the ``end`` line last with the right counts, unique ids none of which the store holds, edges
 between memories of the file or the store, one embedding dimension matching the store's) and
 raises at the first problem an :class:`~hebbs.InvalidInputError` whose ``field`` is
-``line N`` or ``line N.<field>``: nothing is written. The second writes: memories in batches
+``line N`` or ``line N.<field>`` (a :class:`~hebbs.ConflictError` naming ``line N.id`` for an
+id the store already holds): nothing is written. The second writes: memories in batches
 of :data:`IMPORT_BATCH` with their ids, times and access counts (embedding the contents whose
 line carries no vector), then the edges, then the tombstones. Only ids are kept between the
 passes, never memories, so the file may be larger than memory.
@@ -24,7 +25,7 @@ from typing import Any, Callable, Final
 import numpy as np
 from pydantic import ValidationError
 
-from hebbs._convert import invalid
+from hebbs._convert import conflict, invalid
 from hebbs._native import Edge, Tombstone
 from hebbs.api.requests import invalid_input
 from hebbs.engine import Hebbs
@@ -160,7 +161,7 @@ class _Validation:
         found = self.engine.get_many([id for _, id in self._unchecked])
         for (number, _), memory in zip(self._unchecked, found):
             if memory is not None:
-                raise invalid(f"line {number}.id", "the store holds a memory with this id")
+                raise conflict(f"line {number}.id", "the store holds a memory with this id")
         self._unchecked.clear()
 
     def _end(self, number: int, line: EndLine) -> None:

@@ -118,8 +118,8 @@ impl AtomicWrite {
 
 impl Engine {
     /// Commits `write` as one atomic batch (see the module docs): all of it, or nothing and an
-    /// `InvalidInput` naming the field at fault. Chosen ids must be new (`ids[i]`: not stored,
-    /// not forgotten, not repeated). An item's edge to an existing memory needs its
+    /// `InvalidInput` naming the field at fault. Chosen ids must be new (`ids[i]`: not
+    /// repeated; one stored or forgotten is a `Conflict`). An item's edge to an existing memory needs its
     /// target to exist and not be forgotten by this same write (`items[i].edges[e].target`).
     pub fn write_atomic(&self, write: AtomicWrite) -> Result<AtomicWriteOutput> {
         self.check_open()?;
@@ -150,7 +150,7 @@ impl Engine {
         if chosen {
             for (i, id) in ids.iter().enumerate() {
                 if self.store.contains(id)? || self.store.tombstone(id)?.is_some() {
-                    return Err(HebbsError::invalid(
+                    return Err(HebbsError::conflict(
                         format!("ids[{i}]"),
                         format!("memory {id} exists or was forgotten; pass a fresh id"),
                     ));

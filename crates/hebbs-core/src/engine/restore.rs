@@ -69,8 +69,8 @@ impl Engine {
     /// Stores `inputs` with their own ids in one atomic write, then indexes them (a large
     /// batch in one parallel insert). Every input is
     /// checked first (fields as `remember` checks them, `items[i].` before the name); an id
-    /// that exists already, or twice in `inputs`, is `InvalidInput` naming `items[i].id`. If any
-    /// input is invalid nothing is stored.
+    /// twice in `inputs` is `InvalidInput` and an id the store holds already is `Conflict`,
+    /// both naming `items[i].id`. If any input is refused nothing is stored.
     pub fn restore_many(&self, inputs: Vec<RestoreInput>) -> Result<()> {
         self.check_open()?;
         let Some(first) = inputs.first() else {
@@ -103,8 +103,14 @@ impl Engine {
             ));
         }
         for (i, input) in inputs.iter().enumerate() {
-            if !seen.insert(input.id) || self.store.contains(&input.id)? {
+            if !seen.insert(input.id) {
                 return Err(HebbsError::invalid(
+                    format!("items[{i}].id"),
+                    format!("id {} appears twice in the batch", input.id),
+                ));
+            }
+            if self.store.contains(&input.id)? {
+                return Err(HebbsError::conflict(
                     format!("items[{i}].id"),
                     format!("a memory with id {} exists already", input.id),
                 ));
@@ -132,13 +138,13 @@ impl Engine {
     }
 
     /// Writes `tombstones` in one batch; a tombstone whose id is a stored memory is
-    /// `InvalidInput` naming `items[i].id` (nothing is written).
+    /// `Conflict` naming `items[i].id` (nothing is written).
     pub fn restore_tombstones(&self, tombstones: &[Tombstone]) -> Result<()> {
         self.check_open()?;
         let writer = self.writer.lock();
         for (i, tombstone) in tombstones.iter().enumerate() {
             if self.store.contains(&tombstone.id)? {
-                return Err(HebbsError::invalid(
+                return Err(HebbsError::conflict(
                     format!("items[{i}].id"),
                     format!("{} is a stored memory", tombstone.id),
                 ));

@@ -79,7 +79,7 @@ impl Engine {
     /// Revises memory `id`: stores a `revision` memory with the changes in `input` and the
     /// other fields of `id`, linked to it by a `revised_from` edge, and marks `id` superseded.
     /// Returns the revision. `id` must exist (`NotFound`) and not be superseded already
-    /// (`InvalidInput` naming `id`, pointing at the newer revision).
+    /// (`Conflict` naming `id`, pointing at the newer revision; nothing is written).
     pub fn revise(&self, id: &MemoryId, input: RevisionInput) -> Result<Memory> {
         self.check_open()?;
         input.validate()?;
@@ -98,7 +98,7 @@ impl Engine {
                     || "a later revision".to_owned(),
                     |edge| edge.target.to_hex(),
                 );
-            return Err(HebbsError::invalid(
+            return Err(HebbsError::conflict(
                 "id",
                 format!("memory {id} is superseded by {newer}; revise the newest revision"),
             ));

@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use crate::common::{field_of, input, open, Rng};
 use hebbs_core::engine::{AtomicWrite, ItemEdge};
 use hebbs_core::recall::{RecallRequest, Strategy};
-use hebbs_core::{Edge, EdgeType, Engine, EngineConfig, MemoryId, MemoryKind, RememberInput};
+use hebbs_core::{
+    Edge, EdgeType, Engine, EngineConfig, HebbsError, MemoryId, MemoryKind, RememberInput,
+};
 
 const DIM: usize = 16;
 const UNIT: usize = 5;
@@ -154,7 +156,7 @@ fn an_invalid_part_refuses_the_whole_write() {
             "ids[2]",
             Box::new(|w| w.ids = vec![w.ids[0], MemoryId::new(), w.ids[0]]),
         ),
-        ("ids[1]", Box::new(move |w| w.ids[1] = existing.id)),
+        ("conflict ids[1]", Box::new(move |w| w.ids[1] = existing.id)),
         (
             "items[0].edges[0].target",
             Box::new(move |w| {
@@ -172,8 +174,11 @@ fn an_invalid_part_refuses_the_whole_write() {
         write.forget = vec![existing.id];
         write.state = vec![("unit/x".to_owned(), Some(b"1".to_vec()))];
         spoil(&mut write);
-        let error = engine.write_atomic(write).unwrap_err();
-        assert_eq!(field_of(error), field);
+        let found = match engine.write_atomic(write).unwrap_err() {
+            HebbsError::Conflict { field, .. } => format!("conflict {field}"),
+            other => field_of(other),
+        };
+        assert_eq!(found, field);
         assert_eq!(engine.health().memory_count, 1, "{field}: nothing stored");
         assert!(
             engine.get(&existing.id, false).is_ok(),

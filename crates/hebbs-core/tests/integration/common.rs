@@ -71,3 +71,11 @@ pub fn field_of(error: HebbsError) -> String {
         other => panic!("expected InvalidInput, got {other:?}"),
     }
 }
+
+/// The field a `Conflict` names; panics on any other error.
+pub fn conflict_field_of(error: HebbsError) -> String {
+    match error {
+        HebbsError::Conflict { field, .. } => field,
+        other => panic!("expected Conflict, got {other:?}"),
+    }
+}

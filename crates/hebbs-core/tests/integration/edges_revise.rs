@@ -209,6 +209,7 @@ fn revise_supersedes_and_recall_skips_superseded_unless_asked() {
     assert_eq!(flags, vec![true, true, false]);
     assert_eq!(engine.lineage(&other.id).unwrap().len(), 1);
 
+    let count = engine.health().memory_count;
     let error = engine
         .revise(
             &first.id,
@@ -219,15 +220,21 @@ fn revise_supersedes_and_recall_skips_superseded_unless_asked() {
         )
         .unwrap_err();
     match error {
-        HebbsError::InvalidInput { field, reason } => {
+        HebbsError::Conflict { field, reason } => {
             assert_eq!(field, "id");
             assert!(
                 reason.contains(&second.id.to_hex()),
                 "points at the newer one: {reason}"
             );
         }
-        other => panic!("expected InvalidInput, got {other:?}"),
+        other => panic!("expected Conflict, got {other:?}"),
     }
+    assert_eq!(engine.health().memory_count, count, "nothing written");
+    assert_eq!(
+        engine.lineage(&first.id).unwrap().len(),
+        3,
+        "no new revision"
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use hebbs_core::memory::StoredMemory;
 use hebbs_core::store::{AccessStats, ConversationTurn};
 use hebbs_core::{MemoryId, MemoryKind, RecallRequest, TokenVectors, Tombstone};
 
-use crate::common::{field_of, normalized, open, Rng};
+use crate::common::{conflict_field_of, field_of, normalized, open, Rng};
 
 const DIM: usize = 8;
 
@@ -164,12 +164,19 @@ fn a_bad_batch_writes_nothing() {
     let fresh = restored(&mut rng, "fresh", 0);
     let cases = [
         (vec![fresh.clone(), empty], "items[1].content"),
-        (vec![fresh.clone(), good.clone()], "items[1].id"),
         (vec![fresh.clone(), fresh.clone()], "items[1].id"),
     ];
     for (batch, field) in cases {
         assert_eq!(field_of(engine.restore_many(batch).unwrap_err()), field);
     }
+    let mut changed = good.clone();
+    changed.record.content = "different content under a stored id".into();
+    for existing in [good.clone(), changed] {
+        let batch = vec![fresh.clone(), existing];
+        let error = engine.restore_many(batch).unwrap_err();
+        assert_eq!(conflict_field_of(error), "items[1].id");
+    }
+    assert_eq!(engine.get(&good.id, false).unwrap().content, "kept");
     let mut short = restored(&mut rng, "short", 0);
     short.embedding.truncate(4);
     assert_eq!(
@@ -207,7 +214,9 @@ fn tombstones_come_back_but_never_over_a_memory() {
         ..tombstone
     };
     assert_eq!(
-        field_of(engine.restore_tombstones(&[over]).unwrap_err()),
+        conflict_field_of(engine.restore_tombstones(&[over]).unwrap_err()),
         "items[0].id"
     );
+    assert!(engine.get(&memory.id, false).is_ok(), "the memory stays");
+    assert_eq!(engine.tombstone(&memory.id).unwrap(), None, "no tombstone");
 }
