@@ -158,14 +158,25 @@ fn an_uncached_count_read_never_sees_a_flush_half_done() {
     let id = MemoryId::new();
     let recorded = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
+    let reads_done = Arc::new(AtomicU64::new(0));
+    let total = Arc::clone(&recorded);
     let reads = within_limit("racing uncached reads and flushes", {
         let store = Arc::clone(&store);
+        let reads_done = Arc::clone(&reads_done);
         move || {
             let recorder = {
-                let (store, recorded, done) =
-                    (Arc::clone(&store), Arc::clone(&recorded), Arc::clone(&done));
+                let (store, recorded, done, reads_done) = (
+                    Arc::clone(&store),
+                    Arc::clone(&recorded),
+                    Arc::clone(&done),
+                    Arc::clone(&reads_done),
+                );
                 thread::spawn(move || {
-                    for at in 1..=200_000u64 {
+                    // At least 200,000 increments, and on until the reader has raced them a
+                    // while (on a loaded machine the reader may start late).
+                    let mut at = 0u64;
+                    while at < 200_000 || reads_done.load(Ordering::Acquire) < MIN_RACED_READS {
+                        at += 1;
                         store.record_accesses([&id], at);
                         recorded.fetch_add(1, Ordering::AcqRel);
                     }
@@ -190,16 +201,21 @@ fn an_uncached_count_read_never_sees_a_flush_half_done() {
                     "read {count} with {before}..={after} recorded"
                 );
                 reads += 1;
+                reads_done.store(reads, Ordering::Release);
             }
             recorder.join().unwrap();
             flusher.join().unwrap();
             reads
         }
     });
-    assert!(reads > 0);
+    assert!(reads >= MIN_RACED_READS);
     store.flush_accesses().unwrap();
-    assert_eq!(store.access_stats(&[id]).unwrap()[0].count, 200_000);
+    let total = total.load(Ordering::Acquire);
+    assert_eq!(store.access_stats(&[id]).unwrap()[0].count, total);
 }
+
+/// Count reads that must race the increments and flushes.
+const MIN_RACED_READS: u64 = 100;
 
 /// Recalls on two threads, a reader of one memory's count and a thread forcing flushes (an
 /// audit scan writes the pending increments first): the count the reader sees never goes back,
