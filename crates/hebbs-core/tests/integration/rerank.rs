@@ -2,7 +2,9 @@
 //! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
 //! left by forget, a revision in the revised memory's place), and a recall whose head only is re-ordered, with its scores in the details.
 
+use hebbs_core::recall::rerank::CueCodes;
 use hebbs_core::recall::Rerank;
+use proptest::strategy::Strategy as _;
 use hebbs_core::{
     Engine, ForgetRequest, MemoryId, RecallRequest, RememberInput, RevisionInput, ScoringWeights,
     Strategy, TokenVectors,
@@ -465,4 +467,72 @@ fn stores_without_the_stage_keep_their_order() {
         .results
         .iter()
         .all(|r| r.strategy_details[0].rerank_score.is_none()));
+}
+
+/// Random unit token vectors of dimension 8, quantised as `remember` stores them.
+fn random_tokens(rows: &[Vec<f32>]) -> TokenVectors {
+    let cue = CueCodes::quantize(rows);
+    TokenVectors {
+        dimension: cue.dimension,
+        codes: cue.codes,
+        scales: cue.scales,
+    }
+}
+
+fn unit_row() -> impl proptest::strategy::Strategy<Value = Vec<f32>> {
+    proptest::collection::vec(-1.0f32..1.0, 8)
+        .prop_filter("not all zero", |v| v.iter().any(|x| x.abs() > 1e-2))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// The stage reads a candidate's neighbours only while it can still reach `top_k`; the
+    /// `top_k` it returns are the first `top_k` of a recall that scores every neighbour (one
+    /// with `top_k = rerank_top_n`), with the same scores.
+    #[test]
+    fn reading_neighbours_only_for_candidates_that_can_reach_top_k_changes_no_result(
+        memories in proptest::collection::vec(
+            (unit_row(), proptest::collection::vec(unit_row(), 1..4), 0usize..4),
+            8..40,
+        ),
+        cue in proptest::collection::vec(unit_row(), 1..4),
+        top_k in 1usize..8,
+        top_n in 8usize..30,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open(dir.path());
+        engine
+            .remember_many(
+                memories
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (vector, tokens, session))| RememberInput {
+                        session_id: (*session > 0).then(|| format!("s{session}")),
+                        token_vectors: Some(random_tokens(tokens)),
+                        ..input(&format!("m{i}"), vector.clone(), None, Some(i as u64 + 1))
+                    })
+                    .collect(),
+            )
+            .unwrap();
+        let request = |top_k| RecallRequest {
+            rerank: Rerank::LateInteraction,
+            rerank_top_n: top_n,
+            cue_token_vectors: Some(cue.clone()),
+            top_k,
+            scoring_weights: relevance_only(),
+            ..RecallRequest::similarity(cue[0].clone())
+        };
+        let short = engine.recall(&request(top_k)).unwrap().results;
+        let every = engine.recall(&request(top_n)).unwrap().results;
+        let scores = |results: &[hebbs_core::RecallResult]| -> Vec<(MemoryId, Option<f32>)> {
+            results
+                .iter()
+                .map(|r| (r.memory.id, r.strategy_details[0].rerank_score))
+                .collect()
+        };
+        let expected = scores(&every);
+        proptest::prop_assert_eq!(scores(&short), expected[..short.len()].to_vec());
+        proptest::prop_assert_eq!(short.len(), top_k.min(every.len()));
+    }
 }
