@@ -2,13 +2,13 @@
 //! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
 //! left by forget, a revision in the revised memory's place), and a recall whose head only is re-ordered, with its scores in the details.
 
-use hebbs_core::recall::rerank::CueCodes;
+use hebbs_core::recall::rerank::{CueCodes, CONVERSATION_WEIGHT, NEIGHBOUR_WEIGHT, WINDOW_WEIGHT};
 use hebbs_core::recall::Rerank;
-use proptest::strategy::Strategy as _;
 use hebbs_core::{
     Engine, ForgetRequest, MemoryId, RecallRequest, RememberInput, RevisionInput, ScoringWeights,
     Strategy, TokenVectors,
 };
+use proptest::strategy::Strategy as _;
 
 use crate::common::{field_of, input, open};
 
@@ -286,8 +286,47 @@ fn a_candidate_gains_from_its_conversation_neighbours() {
     let detail = &output.results[0].strategy_details[0];
     let late = detail.late_interaction_score.unwrap();
     let total = detail.rerank_score.unwrap();
-    assert!((total - late - 0.25 * 1.0).abs() < 1e-3, "{late} {total}");
+    // The neighbour's score (1), and the window's gain over the turn alone (1 - 0).
+    assert!(
+        (total - late - NEIGHBOUR_WEIGHT * 1.0 - WINDOW_WEIGHT * 1.0).abs() < 1e-3,
+        "{late} {total}"
+    );
     let lonely = &output.results[1].strategy_details[0];
+    assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
+}
+
+#[test]
+fn a_cue_spread_over_adjacent_turns_scores_their_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // The cue's two tokens: one in "first half", the other in the next turn "second half";
+    // "lonely" matches neither and is in no conversation.
+    let stored = engine
+        .remember_many(vec![
+            turn("first half", "s", 1, &[0]),
+            turn("second half", "s", 2, &[1]),
+            RememberInput {
+                token_vectors: Some(axes(&[2])),
+                ..input("lonely", at_cosine(0.5), None, Some(3))
+            },
+        ])
+        .unwrap();
+    let output = engine.recall(&late_interaction(&[0, 1], 3, 3)).unwrap();
+    let detail = |id: MemoryId| {
+        let result = output.results.iter().find(|r| r.memory.id == id).unwrap();
+        result.strategy_details[0].clone()
+    };
+    let first = detail(stored[0].id);
+    // Each token is matched by one memory of three: equal IDF weights, so each half scores 0.5
+    // alone and their window 1.
+    assert!((first.late_interaction_score.unwrap() - 0.5).abs() < 1e-3);
+    let expected =
+        0.5 + CONVERSATION_WEIGHT * 0.5 + NEIGHBOUR_WEIGHT * 0.5 + WINDOW_WEIGHT * (1.0 - 0.5);
+    assert!(
+        (first.rerank_score.unwrap() - expected).abs() < 1e-3,
+        "{first:?}"
+    );
+    let lonely = detail(stored[2].id);
     assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
 }
 

@@ -10,6 +10,10 @@
 //!   memories up to [`NEIGHBOUR_WINDOW`] before and after it in its conversation (the memories
 //!   remembered with its `session_id`, in `created_at` then arrival order): an answer often
 //!   completes the turn next to it;
+//! - **the turn in its window**: [`WINDOW_WEIGHT`] times the late-interaction score of the
+//!   candidate and those neighbours read as one document (for each cue token its best match
+//!   over all their tokens): a cue whose words are spread over adjacent turns (the question in
+//!   one, the answer in the next) matches the window better than any one turn;
 //! - **the conversation in the head**: [`CONVERSATION_WEIGHT`] times the best late-interaction
 //!   score among the *other* head candidates of its conversation (`session_id`): a
 //!   conversation that holds other strong matches is likelier the one the cue is about;
@@ -39,6 +43,7 @@ use rayon::prelude::*;
 pub use cue_signals::{NamedTime, ENTITY_BONUS, TIME_BONUS};
 pub use maxsim::{
     best_matches, idf_scores, idf_weights, weighted_score, CueCodes, IDF_MATCH_THRESHOLD,
+    MAX_COSINE,
 };
 
 use super::executor::RecallContext;
@@ -60,6 +65,9 @@ pub const NEIGHBOUR_WEIGHT: f32 = 0.25;
 pub const CONVERSATION_WEIGHT: f32 = 0.2;
 /// Weight of the first stage's BM25 score, divided by the best BM25 score of the head.
 pub const BM25_WEIGHT: f32 = 0.05;
+/// Weight of the late-interaction score of a candidate read together with its neighbours
+/// (the [`NEIGHBOUR_WINDOW`] turns on each side) as one document.
+pub const WINDOW_WEIGHT: f32 = 0.25;
 /// Candidates whose neighbours one read of the stage's second pass scores.
 const NEIGHBOUR_BATCH: usize = 16;
 
@@ -163,8 +171,9 @@ pub(crate) struct HeadEntry {
 ///
 /// Two passes. The head's own token vectors are read and scored first (the IDF weights are
 /// counted over them); that gives every signal but the neighbours', so each candidate's total
-/// lies between its `base` (no neighbour counted) and `base + NEIGHBOUR_WEIGHT` (a neighbour
-/// can score at most 1, see `maxsim.rs`). Then the neighbours are read only for the candidates
+/// lies between its `base` (no neighbour counted: its window holds at least its own best
+/// matches) and `base + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (1 - own)` (a score is at most 1,
+/// see `maxsim.rs`). Then the neighbours are read only for the candidates
 /// that can still reach the recall's `top_k`: in batches of [`NEIGHBOUR_BATCH`], best bound
 /// first, until every candidate left has a bound below the `top_k`-th best total known. The
 /// `top_k` results therefore carry exactly the scores of a pass that reads every neighbour; a
@@ -201,7 +210,8 @@ pub(crate) fn score_head(
         .zip(&entities)
         .zip(own.iter().zip(&conversation))
         .map(|((entry, entity), (own, conversation))| {
-            let mut total = (*own)? + CONVERSATION_WEIGHT * conversation;
+            let own = (*own)?;
+            let mut total = own + CONVERSATION_WEIGHT * conversation;
             if let Some(bm25) = entry.bm25.filter(|_| best_bm25 > 0.0) {
                 total += BM25_WEIGHT * bm25 / best_bm25;
             }
@@ -214,8 +224,9 @@ pub(crate) fn score_head(
             Some(total)
         })
         .collect();
-    let mut late: HashMap<MemoryId, Option<f32>> =
-        ids.iter().copied().zip(own.iter().copied()).collect();
+    // Best matches of every memory read, by id.
+    let mut read: HashMap<MemoryId, Option<Vec<f32>>> =
+        ids.iter().copied().zip(head_best).collect();
     // Exact totals of the candidates whose neighbours were scored.
     let mut total: Vec<Option<f32>> = vec![None; head.len()];
     let k = request.top_k;
@@ -228,7 +239,10 @@ pub(crate) fn score_head(
         );
         let mut open: Vec<(f32, usize)> = (0..head.len())
             .filter(|i| total[*i].is_none())
-            .filter_map(|i| base[i].map(|b| (b + NEIGHBOUR_WEIGHT, i)))
+            .filter_map(|i| {
+                let upper = base[i]? + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (MAX_COSINE - own[i]?);
+                Some((upper, i))
+            })
             .filter(|(upper, _)| *upper >= threshold)
             .collect();
         if open.is_empty() {
@@ -250,26 +264,32 @@ pub(crate) fn score_head(
         )?;
         let mut unread: Vec<MemoryId> = Vec::new();
         for id in arounds.iter().flatten() {
-            if !late.contains_key(id) && !unread.contains(id) {
+            if !read.contains_key(id) && !unread.contains(id) {
                 unread.push(*id);
             }
         }
         let best = best_matches_of(context, &query, &unread)?;
-        for (id, best) in unread.iter().zip(&best) {
-            late.insert(
-                *id,
-                best.as_ref().map(|best| weighted_score(best, &weights)),
-            );
-        }
+        read.extend(unread.into_iter().zip(best));
         for i in &open {
             total[*i] = base[*i];
         }
         for ((i, _), around) in in_conversation.iter().zip(&arounds) {
-            let best_neighbour = around
-                .iter()
-                .filter_map(|neighbour| late.get(neighbour).copied().flatten())
-                .fold(0.0f32, f32::max);
-            total[*i] = base[*i].map(|base| base + NEIGHBOUR_WEIGHT * best_neighbour);
+            let (Some(base), Some(own), Some(Some(own_best))) =
+                (base[*i], own[*i], read.get(&ids[*i]))
+            else {
+                continue;
+            };
+            let mut window = own_best.clone();
+            let mut best_neighbour = 0.0f32;
+            for best in around.iter().filter_map(|id| read.get(id)).flatten() {
+                best_neighbour = best_neighbour.max(weighted_score(best, &weights));
+                for (slot, value) in window.iter_mut().zip(best) {
+                    *slot = slot.max(*value);
+                }
+            }
+            let window = weighted_score(&window, &weights);
+            total[*i] =
+                Some(base + NEIGHBOUR_WEIGHT * best_neighbour + WINDOW_WEIGHT * (window - own));
         }
     }
     Ok(own
