@@ -28,8 +28,8 @@
 //!
 //! **What it reads.** The head's token vectors, then the neighbours' only for the candidates
 //! that can still reach the recall's `top_k` (see [`score_head`]): the `top_k` results get
-//! the exact scores of a stage that reads every neighbour, from about half the reads (382
-//! against 646 values a query on the 100k bench store, docs/hybrid.md).
+//! the exact scores of a stage that reads every neighbour, from fewer reads (532 against 646
+//! values a query on the 100k bench store, docs/hybrid.md).
 
 mod cue_signals;
 mod maxsim;
