@@ -145,9 +145,10 @@ def test_core_maxsim_matches_numpy(
         documents = []
         items = []
         for memory in memories:
-            tokens = int(rng.integers(1, 6))
-            codes = rng.integers(-127, 128, size=(tokens, DIM)).astype(np.int8)
-            scales = rng.uniform(1e-3, 0.02, size=tokens).astype(np.float32)
+            # Token vectors are quantised unit vectors, as `remember` stores them (the core
+            # caps a best match at a cosine's 1).
+            rows = rng.normal(size=(int(rng.integers(1, 6)), DIM)).astype(np.float32)
+            codes, scales = quantize_int8(rows / np.linalg.norm(rows, axis=1, keepdims=True))
             items.append((memory.id, codes, scales))
             documents.append(dequantize_int8(codes, scales))
         engine.put_token_vectors(items)

@@ -69,6 +69,10 @@ pub fn db_options() -> Options {
     );
     options.set_compression_type(rocksdb::DBCompressionType::Lz4);
     options.set_row_cache(&Cache::new_lru_cache(ROW_CACHE_BYTES));
+    // Table files are read through mmap: a block of an uncompressed family that no block cache
+    // keeps (the token vectors) is then read in place from the page cache, with no copy into a
+    // fresh heap buffer (docs/hybrid.md, "Recall latency with the stage").
+    options.set_allow_mmap_reads(true);
     options
 }
 
@@ -83,7 +87,13 @@ pub fn descriptors() -> Vec<ColumnFamilyDescriptor> {
 
 fn cf_options(name: &str, cache: &Cache) -> Options {
     let mut block = BlockBasedOptions::default();
-    block.set_block_cache(cache);
+    if name == TOKEN_VECTORS {
+        // A re-ranking query reads hundreds of its 11 KB values, far more than a shared cache
+        // holds: caching them only evicts the other families' blocks.
+        block.disable_cache();
+    } else {
+        block.set_block_cache(cache);
+    }
     if matches!(name, MEMORIES | VECTORS | ACCESS | TOKEN_VECTORS) {
         block.set_bloom_filter(BLOOM_BITS_PER_KEY, false);
     }

@@ -73,13 +73,17 @@ fn turn_of(order: &[u8]) -> Option<ConversationTurn> {
     })
 }
 
-/// Where a memory sits in its conversation (`Store::conversation_neighbours`).
+/// Where a memory sits in its conversation (`Store::conversation_positions`): its order key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConversationPlace {
+    order: Box<[u8]>,
+}
+
+impl ConversationPlace {
     /// The conversation's key: equal for the memories of one `session_id`.
-    pub conversation: Box<[u8]>,
-    /// The memories around it, nearest first on each side, the earlier side first.
-    pub around: Vec<MemoryId>,
+    pub fn conversation(&self) -> &[u8] {
+        &self.order[..self.order.len() - ORDER_TAIL]
+    }
 }
 
 impl StoreBatch<'_> {
@@ -134,34 +138,42 @@ impl StoreBatch<'_> {
 }
 
 impl Store {
-    /// For each of `ids`, its place in its conversation: the conversation's key (equal for two
-    /// memories of one `session_id`) and the memories up to `window` before and after it
-    /// (nearest first on each side, the earlier side first); None for a memory in none.
-    pub fn conversation_neighbours(
-        &self,
-        ids: &[MemoryId],
-        window: usize,
-    ) -> Result<Vec<Option<ConversationPlace>>> {
+    /// For each of `ids`, its place in its conversation, in one multi-get; None for a memory
+    /// in none.
+    pub fn conversation_places(&self, ids: &[MemoryId]) -> Result<Vec<Option<ConversationPlace>>> {
         let cf = self.cf(CONVERSATIONS);
         let keys: Vec<[u8; 1 + MemoryId::LEN]> = ids.iter().map(position_key).collect();
-        let positions = self.db.batched_multi_get_cf(cf, keys.iter(), false);
+        self.db
+            .batched_multi_get_cf(cf, keys.iter(), false)
+            .into_iter()
+            .map(|found| {
+                Ok(found?
+                    .filter(|order| order.len() > ORDER_TAIL)
+                    .map(|order| ConversationPlace {
+                        order: (*order).into(),
+                    }))
+            })
+            .collect()
+    }
+
+    /// For each of `places`, the memories up to `window` before and after it in its
+    /// conversation (nearest first on each side, the earlier side first).
+    pub fn conversation_neighbours(
+        &self,
+        places: &[&ConversationPlace],
+        window: usize,
+    ) -> Result<Vec<Vec<MemoryId>>> {
+        let cf = self.cf(CONVERSATIONS);
         // One iterator for every lookup: creating one per candidate cost more than the seeks.
         let mut iter = self.db.raw_iterator_cf(cf);
-        let mut out = Vec::with_capacity(ids.len());
-        for position in positions {
-            let Some(order) = position? else {
-                out.push(None);
-                continue;
-            };
-            let Some(end) = order.len().checked_sub(ORDER_TAIL) else {
-                out.push(None);
-                continue;
-            };
-            let prefix = &order[..end];
+        let mut out = Vec::with_capacity(places.len());
+        for place in places {
+            let order = &*place.order;
+            let prefix = place.conversation();
             let same_session = |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
             let mut around = Vec::with_capacity(2 * window);
             for forward in [false, true] {
-                iter.seek(&*order);
+                iter.seek(order);
                 for _ in 0..window {
                     if forward {
                         iter.next();
@@ -175,10 +187,7 @@ impl Store {
                 }
                 iter.status()?;
             }
-            out.push(Some(ConversationPlace {
-                conversation: prefix.into(),
-                around,
-            }));
+            out.push(around);
         }
         Ok(out)
     }

@@ -2,11 +2,13 @@
 //! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
 //! left by forget, a revision in the revised memory's place), and a recall whose head only is re-ordered, with its scores in the details.
 
+use hebbs_core::recall::rerank::{CueCodes, CONVERSATION_WEIGHT, NEIGHBOUR_WEIGHT, WINDOW_WEIGHT};
 use hebbs_core::recall::Rerank;
 use hebbs_core::{
     Engine, ForgetRequest, MemoryId, RecallRequest, RememberInput, RevisionInput, ScoringWeights,
     Strategy, TokenVectors,
 };
+use proptest::strategy::Strategy as _;
 
 use crate::common::{field_of, input, open};
 
@@ -284,8 +286,47 @@ fn a_candidate_gains_from_its_conversation_neighbours() {
     let detail = &output.results[0].strategy_details[0];
     let late = detail.late_interaction_score.unwrap();
     let total = detail.rerank_score.unwrap();
-    assert!((total - late - 0.25 * 1.0).abs() < 1e-3, "{late} {total}");
+    // The neighbour's score (1), and the window's gain over the turn alone (1 - 0).
+    assert!(
+        (total - late - NEIGHBOUR_WEIGHT * 1.0 - WINDOW_WEIGHT * 1.0).abs() < 1e-3,
+        "{late} {total}"
+    );
     let lonely = &output.results[1].strategy_details[0];
+    assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
+}
+
+#[test]
+fn a_cue_spread_over_adjacent_turns_scores_their_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // The cue's two tokens: one in "first half", the other in the next turn "second half";
+    // "lonely" matches neither and is in no conversation.
+    let stored = engine
+        .remember_many(vec![
+            turn("first half", "s", 1, &[0]),
+            turn("second half", "s", 2, &[1]),
+            RememberInput {
+                token_vectors: Some(axes(&[2])),
+                ..input("lonely", at_cosine(0.5), None, Some(3))
+            },
+        ])
+        .unwrap();
+    let output = engine.recall(&late_interaction(&[0, 1], 3, 3)).unwrap();
+    let detail = |id: MemoryId| {
+        let result = output.results.iter().find(|r| r.memory.id == id).unwrap();
+        result.strategy_details[0].clone()
+    };
+    let first = detail(stored[0].id);
+    // Each token is matched by one memory of three: equal IDF weights, so each half scores 0.5
+    // alone and their window 1.
+    assert!((first.late_interaction_score.unwrap() - 0.5).abs() < 1e-3);
+    let expected =
+        0.5 + CONVERSATION_WEIGHT * 0.5 + NEIGHBOUR_WEIGHT * 0.5 + WINDOW_WEIGHT * (1.0 - 0.5);
+    assert!(
+        (first.rerank_score.unwrap() - expected).abs() < 1e-3,
+        "{first:?}"
+    );
+    let lonely = detail(stored[2].id);
     assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
 }
 
@@ -465,4 +506,72 @@ fn stores_without_the_stage_keep_their_order() {
         .results
         .iter()
         .all(|r| r.strategy_details[0].rerank_score.is_none()));
+}
+
+/// Random unit token vectors of dimension 8, quantised as `remember` stores them.
+fn random_tokens(rows: &[Vec<f32>]) -> TokenVectors {
+    let cue = CueCodes::quantize(rows);
+    TokenVectors {
+        dimension: cue.dimension,
+        codes: cue.codes,
+        scales: cue.scales,
+    }
+}
+
+fn unit_row() -> impl proptest::strategy::Strategy<Value = Vec<f32>> {
+    proptest::collection::vec(-1.0f32..1.0, 8)
+        .prop_filter("not all zero", |v| v.iter().any(|x| x.abs() > 1e-2))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// The stage reads a candidate's neighbours only while it can still reach `top_k`; the
+    /// `top_k` it returns are the first `top_k` of a recall that scores every neighbour (one
+    /// with `top_k = rerank_top_n`), with the same scores.
+    #[test]
+    fn reading_neighbours_only_for_candidates_that_can_reach_top_k_changes_no_result(
+        memories in proptest::collection::vec(
+            (unit_row(), proptest::collection::vec(unit_row(), 1..4), 0usize..4),
+            8..40,
+        ),
+        cue in proptest::collection::vec(unit_row(), 1..4),
+        top_k in 1usize..8,
+        top_n in 8usize..30,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = open(dir.path());
+        engine
+            .remember_many(
+                memories
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (vector, tokens, session))| RememberInput {
+                        session_id: (*session > 0).then(|| format!("s{session}")),
+                        token_vectors: Some(random_tokens(tokens)),
+                        ..input(&format!("m{i}"), vector.clone(), None, Some(i as u64 + 1))
+                    })
+                    .collect(),
+            )
+            .unwrap();
+        let request = |top_k| RecallRequest {
+            rerank: Rerank::LateInteraction,
+            rerank_top_n: top_n,
+            cue_token_vectors: Some(cue.clone()),
+            top_k,
+            scoring_weights: relevance_only(),
+            ..RecallRequest::similarity(cue[0].clone())
+        };
+        let short = engine.recall(&request(top_k)).unwrap().results;
+        let every = engine.recall(&request(top_n)).unwrap().results;
+        let scores = |results: &[hebbs_core::RecallResult]| -> Vec<(MemoryId, Option<f32>)> {
+            results
+                .iter()
+                .map(|r| (r.memory.id, r.strategy_details[0].rerank_score))
+                .collect()
+        };
+        let expected = scores(&every);
+        proptest::prop_assert_eq!(scores(&short), expected[..short.len()].to_vec());
+        proptest::prop_assert_eq!(short.len(), top_k.min(every.len()));
+    }
 }

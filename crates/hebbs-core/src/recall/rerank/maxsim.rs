@@ -81,8 +81,21 @@ impl CueCodes {
 }
 
 /// `best[j]` for every query token `j`: its largest cosine with any token of `document`, of
-/// the query's dimension.
+/// the query's dimension, at most [`MAX_COSINE`].
 pub fn best_matches(query: &CueCodes, document: &TokenVectorsView<'_>) -> Vec<f32> {
+    let mut best = raw_best_matches(query, document);
+    for value in &mut best {
+        *value = value.min(MAX_COSINE);
+    }
+    best
+}
+
+/// A best match is capped at a cosine's largest value: int8 rounding can lift the product of
+/// two quantised unit vectors a little above 1, and the re-rank stage bounds the scores it has
+/// not read by this cap.
+pub const MAX_COSINE: f32 = 1.0;
+
+fn raw_best_matches(query: &CueCodes, document: &TokenVectorsView<'_>) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
     if document.dimension.is_multiple_of(avx2::CHUNK) {
         if let Some(simd) = pulp::x86::V3::try_new() {
@@ -257,30 +270,38 @@ fn block_dots(row: &[i8], tokens: &[&[i8]]) -> [i32; TOKEN_BLOCK] {
 /// The IDF-weighted max-sim score of each document from its [`best_matches`] (all of one
 /// query), in input order.
 pub fn idf_scores(best: &[Vec<f32>]) -> Vec<f32> {
-    let Some(first) = best.first() else {
+    let weights = idf_weights(best.iter());
+    best.iter()
+        .map(|matches| weighted_score(matches, &weights))
+        .collect()
+}
+
+/// The BM25 IDF weight of each query token over the documents' `best` matches (see the module
+/// docs); empty for no documents.
+pub fn idf_weights<'a>(best: impl Iterator<Item = &'a Vec<f32>> + Clone) -> Vec<f32> {
+    let n = best.clone().count() as f32;
+    let Some(first) = best.clone().next() else {
         return Vec::new();
     };
-    let n = best.len() as f32;
-    let weights: Vec<f32> = (0..first.len())
+    (0..first.len())
         .map(|j| {
             let df = best
-                .iter()
+                .clone()
                 .filter(|matches| matches[j] >= IDF_MATCH_THRESHOLD)
                 .count() as f32;
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
-        .collect();
-    let total: f32 = weights.iter().sum();
-    best.iter()
-        .map(|matches| {
-            let sum: f32 = matches.iter().zip(&weights).map(|(b, w)| b * w).sum();
-            if total > 0.0 {
-                sum / total
-            } else {
-                0.0
-            }
-        })
         .collect()
+}
+
+/// A document's score: its best matches averaged with the query tokens' `weights`.
+pub fn weighted_score(best: &[f32], weights: &[f32]) -> f32 {
+    let total: f32 = weights.iter().sum();
+    if total > 0.0 {
+        best.iter().zip(weights).map(|(b, w)| b * w).sum::<f32>() / total
+    } else {
+        0.0
+    }
 }
 
 #[cfg(test)]
@@ -311,6 +332,7 @@ mod tests {
                                 dot * f64::from(document.scales[row])
                             })
                             .fold(f64::NEG_INFINITY, f64::max)
+                            .min(f64::from(MAX_COSINE))
                     })
                     .collect()
             })
