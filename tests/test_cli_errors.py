@@ -174,7 +174,7 @@ def flags(seed_id: str) -> list[Flag]:
         Flag(recall, "--session", "--session", BAD_TEXT),
         Flag(recall, "--quality", "--quality", ("fast", "", SURROGATE)),
         Flag(recall, "--rerank", "--rerank", ("colbert", "", SURROGATE)),
-        Flag(recall, "--rerank-top-n", "--rerank-top-n", ("abc", "-1", HUGE, "")),
+        Flag(recall, "--rerank-top-n", "--rerank-top-n", ("abc", "-1", "0", HUGE, "")),
         Flag(
             ("recall", "x", "--strategy", "analogical"), "--cue-context", "--cue-context", BAD_JSON
         ),
