@@ -334,7 +334,9 @@ def test_revise_and_forget_ask_first(page: Page, site: Site) -> None:
     shoot(page, "06-confirm-forget")
     page.click("#confirm-no")
     assert site.api("GET", f"/v1/memories/{revision}").status_code == 200
+    page.wait_for_selector("#confirm:not([open])", state="attached")
     page.click("#forget")
+    page.wait_for_selector("#confirm[open]")
     page.click("#confirm-yes")
     page.wait_for_selector("#status:has-text('forgot 1 memory')")
     assert not page.is_visible("#memory")
