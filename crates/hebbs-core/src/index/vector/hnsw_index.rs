@@ -222,14 +222,22 @@ impl VectorIndex {
         };
         let filtered = entity_index.is_some() || slots.deleted_len() > 0;
         let accept = |slot: usize| slots.accepts(slot, entity_index);
+        // The pending buffer is scanned before the graph is searched: the drain removes a node
+        // from the buffer only once the graph links it, so a node the scan misses is linked
+        // before the search starts, and no node is missed by both.
+        let waiting = if self.pending.is_empty() {
+            Vec::new()
+        } else {
+            self.pending
+                .scan(&self.graph.vectors().view(), query, accept)
+        };
         let mut hits = if filtered {
             self.graph.search(query, k, ef, accept)
         } else {
             self.graph.search(query, k, ef, |_| true)
         };
-        if !self.pending.is_empty() {
-            let vectors = self.graph.vectors().view();
-            hits.extend(self.pending.scan(&vectors, query, accept));
+        if !waiting.is_empty() {
+            hits.extend(waiting);
             sort_dedup_truncate(&mut hits, k);
         }
         hits.into_iter()
