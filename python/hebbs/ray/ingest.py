@@ -41,13 +41,13 @@ from hebbs.client.errors import error_from_response
 from hebbs.client.settings import headers as client_headers
 from hebbs.embedder import BUNDLED_MODEL_ID, OnnxEmbedder, default_embedder
 from hebbs.embedder.token_vectors import quantize_int8
-from hebbs.engine import Hebbs
+from hebbs.engine import Hebbs, TokenPair
 from hebbs.errors import ConflictError
 from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, token_vectors_line
 from hebbs.transfer.importer import validate, write
 
 #: A batch's vectors and each row's ``(codes, scales)`` token vectors.
-Embedded = tuple[NDArray[np.float32], list[tuple[NDArray[np.int8], NDArray[np.float32]]]]
+Embedded = tuple[NDArray[np.float32], list[TokenPair]]
 
 #: Rows embedded and written per batch.
 DEFAULT_INGEST_BATCH: Final = 256

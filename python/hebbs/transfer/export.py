@@ -10,18 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-import numpy as np
-from numpy.typing import NDArray
-
 from hebbs._native import MAX_LIST_PAGE, Memory, Tombstone
 from hebbs.api.responses import encode_memory
 from hebbs.embedder import BatchingEmbedder
 from hebbs.embedder.constants import BUNDLED_MODEL_ID
-from hebbs.engine import Hebbs
+from hebbs.engine import Hebbs, TokenPair
 from hebbs.transfer.format import FORMAT_NAME, FORMAT_VERSION, dumps, token_vectors_line
-
-#: A memory's stored token vectors: int8 codes ``[tokens, dimension]`` and their scales.
-TokenArrays = tuple[NDArray[np.int8], NDArray[np.float32]]
 
 #: Memories read (and edges looked up) per page.
 EXPORT_PAGE: Final = min(1000, MAX_LIST_PAGE)
@@ -43,7 +37,7 @@ def memory_line(
     memory: Memory,
     embeddings: bool,
     turn: tuple[str, int] | None = None,
-    token_vectors: TokenArrays | None = None,
+    token_vectors: TokenPair | None = None,
 ) -> dict[str, Any]:
     """The memory's JSON (as the REST server sends it) without the id's second spelling and
     the derived decay score, and without the vector unless ``embeddings``; with its
