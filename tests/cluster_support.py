@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +73,18 @@ class RunningCluster:
             store.close()
 
 
+def ensure_ray_token() -> None:
+    """Makes Ray's authentication token (``~/.ray/auth_token``) unless it exists, as
+    ``ray get-auth-token --generate`` does. hebbs runs Ray with ``RAY_AUTH_MODE=token``;
+    ``ray.init`` makes the token for a Ray it starts, but the nodes ``ray.cluster_utils.Cluster``
+    starts (like ``ray start``) only read it: on a machine that never ran Ray their GCS dies
+    at start."""
+    ray_cli = Path(sys.executable).with_name("ray")
+    subprocess.run(
+        [str(ray_cli), "get-auth-token", "--generate"], check=True, capture_output=True
+    )
+
+
 def node_resource(node: str) -> str:
     """The custom resource that names Ray node ``node``."""
     return f"hebbs-{node}"
@@ -84,6 +98,7 @@ def test_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningCl
 
     base = tmp_path_factory.mktemp("cluster")
     node_dirs = {node: base / node for node in NODES}
+    ensure_ray_token()
     ray_cluster = RayCluster(
         initialize_head=True,
         head_node_args={
