@@ -276,7 +276,10 @@ fn rank_into(
     ranked: &mut Vec<Ranked>,
 ) -> Result<()> {
     let ids: Vec<MemoryId> = candidates.iter().map(|entry| entry.0).collect();
-    let fields = context.store.scoring_fields(&ids)?;
+    // A relevance-only ranking reads `top_k` candidates at a time, most relevant first, so
+    // what it reads is nearly always what it returns: their records are kept from this read.
+    let keep_records = ranks_by_relevance(context.request);
+    let fields = context.store.scoring_fields(&ids, keep_records)?;
     for (candidate, fields) in candidates.into_iter().zip(fields) {
         if let Some(entry) = ranked_entry(context, candidate, fields) {
             ranked.push(entry);

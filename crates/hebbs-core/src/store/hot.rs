@@ -131,13 +131,20 @@ impl Store {
 
     /// Scoring fields of many ids, in input order (`None` for a memory that does not exist):
     /// from the cache, reading RocksDB (records and access statistics in two multi-gets) only
-    /// for the ids it lacks, which then fill it.
-    pub fn scoring_fields(&self, ids: &[MemoryId]) -> Result<Vec<Option<ScoringFields>>> {
-        let (out, fill, generation) = self.read_hot(ids, |hot| {
+    /// for the ids it lacks, which then fill it. With `keep_records` (a caller that will return
+    /// most of `ids`), the records that read also fill the record cache, decoded, so
+    /// [`Store::cached_records`] does not read them a second time.
+    pub fn scoring_fields(
+        &self,
+        ids: &[MemoryId],
+        keep_records: bool,
+    ) -> Result<Vec<Option<ScoringFields>>> {
+        let (out, fill, records_fill, generation) = self.read_hot(ids, |hot| {
             let mut out: Vec<Option<ScoringFields>> =
                 ids.iter().map(|id| hot.cache.get(id).copied()).collect();
             let missing = missing_ids(ids, &out);
             let mut fill = Vec::with_capacity(missing.len());
+            let mut records_fill = Vec::new();
             if !missing.is_empty() {
                 let records = self.pinned_records(&missing)?;
                 let access = self.stored_access_stats(&missing)?;
@@ -145,6 +152,10 @@ impl Store {
                     let Some(record) = record else { continue };
                     let header = StoredMemory::peek_scoring_fields(&record)?;
                     fill.push((*id, ScoringFields { header, access }));
+                    if keep_records && hot.records.get(id).is_none() {
+                        let decoded = Arc::new(StoredMemory::decode(&record)?);
+                        records_fill.push((*id, decoded, record.len()));
+                    }
                 }
                 let mut filled = fill.iter().peekable();
                 for (id, slot) in ids.iter().zip(out.iter_mut()) {
@@ -158,7 +169,7 @@ impl Store {
                     fields.access = hot.with_unflushed(id, fields.access);
                 }
             }
-            Ok((out, fill, hot.generation))
+            Ok((out, fill, records_fill, hot.generation))
         })?;
         if !fill.is_empty() {
             let mut hot = self.hot.write();
@@ -167,6 +178,7 @@ impl Store {
                     hot.cache.clear();
                 }
                 hot.cache.extend(fill);
+                hot.records.extend(records_fill);
             }
         }
         Ok(out)

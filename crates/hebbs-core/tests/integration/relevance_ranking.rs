@@ -97,3 +97,56 @@ proptest! {
         }
     }
 }
+
+/// After a reopen (empty caches) a relevance-only recall keeps the records its scoring read
+/// for its results: they must equal `get`'s, and a write that rewrites one (a revision marks
+/// the old memory superseded) must not leave the kept copy behind.
+#[test]
+fn records_kept_from_the_scoring_read_match_the_store_and_follow_a_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(11);
+    let cue = normalized(rng.vector(DIM));
+    let ids: Vec<MemoryId> = {
+        let engine = open(dir.path());
+        (0..30)
+            .map(|i| {
+                let vector = normalized(rng.vector(DIM));
+                let created = Some(1_000 + i as u64);
+                engine
+                    .remember(input(&format!("m{i}"), vector, Some(ENTITY), created))
+                    .unwrap()
+                    .id
+            })
+            .collect()
+    };
+    let engine = open(dir.path());
+    let request = RecallRequest {
+        top_k: 5,
+        scoring_weights: weights(1.0),
+        include_superseded: true,
+        ..RecallRequest::similarity(cue.clone())
+    };
+    let first = engine.recall(&request).unwrap();
+    assert_eq!(first.results.len(), 5);
+    for result in &first.results {
+        let stored = engine.get(&result.memory.id, false).unwrap();
+        assert_eq!(result.memory.content, stored.content);
+        assert_eq!(result.memory.created_at, stored.created_at);
+        assert!(!result.memory.superseded);
+        assert!(ids.contains(&result.memory.id));
+    }
+    let top = first.results[0].memory.id;
+    let revision = RevisionInput {
+        importance: Some(0.9),
+        ..RevisionInput::default()
+    };
+    engine.revise(&top, revision).unwrap();
+    let second = engine.recall(&request).unwrap();
+    let old = second
+        .results
+        .iter()
+        .find(|result| result.memory.id == top)
+        .expect("the superseded memory is still recalled with include_superseded");
+    assert!(old.memory.superseded);
+    assert!(engine.get(&top, false).unwrap().superseded);
+}
