@@ -80,9 +80,7 @@ def ensure_ray_token() -> None:
     starts (like ``ray start``) only read it: on a machine that never ran Ray their GCS dies
     at start."""
     ray_cli = Path(sys.executable).with_name("ray")
-    subprocess.run(
-        [str(ray_cli), "get-auth-token", "--generate"], check=True, capture_output=True
-    )
+    subprocess.run([str(ray_cli), "get-auth-token", "--generate"], check=True, capture_output=True)
 
 
 def node_resource(node: str) -> str:

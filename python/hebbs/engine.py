@@ -474,34 +474,26 @@ class Hebbs:
 
     def _recall(self, request: RecallRequest, cue: Cue, *, member: bool) -> RecallOutput:
         """The native recall of a checked request with the ``cue`` of :meth:`_cue`; as an
-        organization's store (``member`` False) it records no chat context."""
+        organization's store (``member`` False) it records no chat context.
+
+        Only the fields the request sets are passed (their defaults are the native call's, both
+        read from the same constants), so a typical call converts four arguments, not 23."""
         vector, cue_tokens = cue
-        items = ["regex"] if request.force_regex else request.strategies
-        return self._native.recall(
-            vector,
-            strategies=items,
-            top_k=request.top_k,
-            entity_id=request.entity_id,
-            time_range=request.time_range,
-            ef_search=request.ef_search,
-            scoring_weights=to_scoring_weights(request.scoring_weights),
-            rerank=request.rerank,
-            rerank_top_n=request.rerank_top_n,
-            cue_token_vectors=cue_tokens,
-            include_embedding=request.include_embedding,
-            seed_memory_id=request.seed_memory_id,
-            edge_types=request.edge_types,
-            max_depth=request.max_depth,
-            direction=request.direction,
-            analogical_alpha=request.analogical_alpha,
-            cue_context=request.cue_context,
-            cue_text=request.cue,
-            rrf_k=request.rrf_k,
-            min_relevance=request.min_relevance,
-            graph_context=request.graph_context,
-            session_id=request.session_id if member else None,
-            include_superseded=request.include_superseded,
-        )
+        given = request.model_fields_set
+        arguments: dict[str, Any] = {
+            name: getattr(request, name) for name in _NATIVE_RECALL_FIELDS.intersection(given)
+        }
+        if request.force_regex:
+            arguments["strategies"] = ["regex"]
+        if request.scoring_weights is not None:
+            arguments["scoring_weights"] = to_scoring_weights(request.scoring_weights)
+        if request.cue is not None:
+            arguments["cue_text"] = request.cue
+        if cue_tokens is not None:
+            arguments["cue_token_vectors"] = cue_tokens
+        if not member:
+            arguments.pop("session_id", None)
+        return self._native.recall(vector, **arguments)
 
     def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:
         """Adds edges from memory ``id`` to existing memories, stored in both directions. All
@@ -922,6 +914,33 @@ class Hebbs:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+#: The :class:`RecallRequest` fields the native ``recall`` takes under the same name and as
+#: they are (``_recall`` maps the others: the cue, its vectors, the weights, ``force_regex``).
+_NATIVE_RECALL_FIELDS: frozenset[str] = frozenset(
+    {
+        "strategies",
+        "top_k",
+        "entity_id",
+        "time_range",
+        "ef_search",
+        "rerank",
+        "rerank_top_n",
+        "include_embedding",
+        "seed_memory_id",
+        "edge_types",
+        "max_depth",
+        "direction",
+        "analogical_alpha",
+        "cue_context",
+        "rrf_k",
+        "min_relevance",
+        "graph_context",
+        "session_id",
+        "include_superseded",
+    }
+)
 
 
 def recall_with(member: Hebbs, organization: Hebbs | None, request: RecallRequest) -> RecallOutput:
