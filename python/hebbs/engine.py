@@ -469,7 +469,7 @@ class Hebbs:
         if request.rerank == "late_interaction" and cue_tokens is None:
             vector, cue_tokens = self._cue_with_tokens(request.cue, request.cue_embedding)
         else:
-            vector = self._cue_vector(request.cue, request.cue_embedding, _strategy_names(items))
+            vector = self._cue_vector(request.cue, request.cue_embedding, items)
         return vector, cue_tokens
 
     def _recall(self, request: RecallRequest, cue: Cue, *, member: bool) -> RecallOutput:
@@ -650,7 +650,7 @@ class Hebbs:
         its memories nearest ``cue`` (when given), ranked by the composite score.
         :class:`PrimeOutput` says how many results each part found."""
         request = parse(PrimeRequest, locals())
-        vector = self._cue_vector(request.cue, request.cue_embedding, {"similarity"})
+        vector = self._cue_vector(request.cue, request.cue_embedding, ("similarity",))
         return self._native.prime(
             request.entity_id,
             vector,
@@ -679,17 +679,17 @@ class Hebbs:
         return vector, tokens[0]
 
     def _cue_vector(
-        self, cue: str | None, cue_embedding: Any, names: set[str]
+        self, cue: str | None, cue_embedding: Any, items: Sequence[StrategyLike]
     ) -> NDArray[np.float32] | None:
-        """The cue's vector: ``cue_embedding`` if given, else the embedded ``cue`` when a
-        strategy that reads vectors runs. Without either, None: the engine reports each
+        """The cue's vector: ``cue_embedding`` if given, else the embedded ``cue`` when one of
+        the strategies ``items`` reads vectors. Without either, None: the engine reports each
         strategy that needed one in ``strategy_errors`` (and raises if none could run)."""
         if cue_embedding is not None:
             vector: NDArray[np.float32] = cue_embedding
             return vector
         if cue is not None and not cue.strip():
             raise invalid("cue", "must not be empty")
-        if cue is not None and names & _VECTOR_STRATEGIES:
+        if cue is not None and _strategy_names(items) & _VECTOR_STRATEGIES:
             vector = self._embed([cue], query=True)[0]
             return vector
         return None
