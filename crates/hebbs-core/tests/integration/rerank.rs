@@ -654,3 +654,44 @@ proptest::proptest! {
         proptest::prop_assert_eq!(short.len(), top_k.min(every.len()));
     }
 }
+
+#[test]
+fn promoted_neighbours_keep_the_entity_scope_and_none_join_under_a_relevance_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let said =
+        |content: &str, entity: &str, cos: f32, created_at: u64, tokens: &[usize]| RememberInput {
+            session_id: Some("s".into()),
+            token_vectors: Some(axes(tokens)),
+            ..input(content, at_cosine(cos), Some(entity), Some(created_at))
+        };
+    let stored = engine
+        .remember_many(vec![
+            said("question", "a", 0.9, 1, &[3]),
+            said("answer by b", "b", -0.9, 2, &[1]),
+            said("answer by a", "a", -0.8, 3, &[1]),
+        ])
+        .unwrap();
+    // The ids of the re-scored results (the head of one and what joined it).
+    let scored = |request: &RecallRequest| -> std::collections::HashSet<MemoryId> {
+        let output = engine.recall(request).unwrap();
+        output
+            .results
+            .iter()
+            .filter(|r| r.strategy_details[0].rerank_score.is_some())
+            .map(|r| r.memory.id)
+            .collect()
+    };
+    let ids = |of: &[usize]| of.iter().map(|i| stored[*i].id).collect();
+    assert_eq!(scored(&late_interaction(&[1], 3, 1)), ids(&[0, 1, 2]));
+    let scoped = RecallRequest {
+        entity_id: Some("a".into()),
+        ..late_interaction(&[1], 3, 1)
+    };
+    assert_eq!(scored(&scoped), ids(&[0, 2]));
+    let floored = RecallRequest {
+        min_relevance: Some(0.01),
+        ..late_interaction(&[1], 3, 1)
+    };
+    assert_eq!(scored(&floored), ids(&[0]));
+}

@@ -338,13 +338,21 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
 
 /// The conversation neighbours of the [`PROMOTE_TOP`] head candidates with the best own
 /// scores that are not in the head themselves, in that order, each once: live memories (not
-/// superseded unless the request includes those), with their creation time and no BM25 score.
+/// superseded unless the request includes those), within the request's entity scope when
+/// every strategy has one, with their creation time and no BM25 score. None when the request
+/// sets a relevance floor (`min_relevance`): a promoted memory has no first-stage relevance.
 fn promote(
     context: &RecallContext<'_>,
     ids: &[MemoryId],
     places: &[Option<ConversationPlace>],
     own: &[Option<f32>],
 ) -> Result<Vec<HeadEntry>> {
+    let request = context.request;
+    if request.min_relevance.is_some_and(|floor| floor > 0.0) {
+        return Ok(Vec::new());
+    }
+    let plans = request.plans();
+    let scopes: Option<Vec<&str>> = plans.iter().map(|plan| plan.entity_id).collect();
     let mut best: Vec<(f32, &ConversationPlace)> = own
         .iter()
         .zip(places)
@@ -369,7 +377,14 @@ fn promote(
         .zip(records)
         .filter_map(|(id, record)| {
             let record = record?;
-            (!record.superseded || context.request.include_superseded).then_some(HeadEntry {
+            let in_scope = scopes.as_ref().is_none_or(|scopes| {
+                record
+                    .entity_id
+                    .as_deref()
+                    .is_some_and(|entity| scopes.contains(&entity))
+            });
+            let live = !record.superseded || request.include_superseded;
+            (in_scope && live).then_some(HeadEntry {
                 id,
                 created_at: record.created_at,
                 bm25: None,
