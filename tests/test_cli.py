@@ -369,7 +369,8 @@ def test_hybrid_regex_floor_sessions_and_orphans(cli: Cli) -> None:
 
 def test_recall_quality_best_reranks_in_the_core(cli: Cli) -> None:
     ticket = remember_id(cli, "Ticket INC4711: the invoice export times out", "--session", "c1")
-    remember_id(cli, "The coffee machine is broken", "--session", "c1")
+    # Another conversation: a neighbour of the head in its own would join the head.
+    remember_id(cli, "The coffee machine is broken", "--session", "c2")
     best = cli("recall", "invoice export timeout", "--quality", "best", "--json").json()
     top = best["results"][0]
     assert top["memory"]["id"] == ticket

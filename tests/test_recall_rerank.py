@@ -28,15 +28,18 @@ CONVERSATION = [
     ("Melanie", "Melanie: My kids love the beach; we went camping in June."),
 ]
 CUE = "When did Caroline go to the LGBTQ support group?"
+RELEVANCE_ONLY = {"w_relevance": 1.0, "w_recency": 0.0, "w_importance": 0.0, "w_reinforcement": 0.0}
 
 
-def remember_conversation(store: Store) -> list[hebbs.Memory]:
+def remember_conversation(
+    store: Store, session_id: str | None = "conv-1:session-1"
+) -> list[hebbs.Memory]:
     return store.remember_many(
         {
             "content": text,
             "entity_id": speaker,
             "created_at": 1_683_504_000_000_000 + i,
-            "session_id": "conv-1:session-1",
+            "session_id": session_id,
         }
         for i, (speaker, text) in enumerate(CONVERSATION)
     )
@@ -56,8 +59,9 @@ def test_quality_best_reranks_inside_recall(store: Store) -> None:
 
 
 def test_rerank_options_reorder_only_the_head(store: Store) -> None:
-    remember_conversation(store)
-    weights = {"w_relevance": 1.0, "w_recency": 0.0, "w_importance": 0.0, "w_reinforcement": 0.0}
+    # Memories in no conversation: no neighbour joins the head.
+    remember_conversation(store, session_id=None)
+    weights = RELEVANCE_ONLY
     plain = store.recall(CUE, strategies=["hybrid"], top_k=6, scoring_weights=weights)
     output = store.recall(
         CUE,
@@ -72,6 +76,26 @@ def test_rerank_options_reorder_only_the_head(store: Store) -> None:
     assert [r.memory.id for r in output.results[3:]] == [r.memory.id for r in plain.results[3:]]
     assert all("rerank" in r.scores for r in output.results[:3])
     assert not any("rerank" in r.scores for r in output.results[3:])
+
+
+def test_conversation_neighbours_of_the_best_head_candidates_join_the_head(store: Store) -> None:
+    memories = remember_conversation(store)
+    order = [m.id for m in memories]
+    output = store.recall(
+        CUE,
+        strategies=["hybrid"],
+        top_k=6,
+        scoring_weights=RELEVANCE_ONLY,
+        rerank="late_interaction",
+        rerank_top_n=1,
+    )
+    # The head of one and the turns within two of it in its conversation are re-scored, and
+    # lead the results; the rest follow unscored.
+    scored = [r for r in output.results if "rerank" in r.scores]
+    assert len(scored) > 1
+    places = sorted(order.index(r.memory.id) for r in scored)
+    assert places[-1] - places[0] <= 4
+    assert [r.memory.id for r in output.results[: len(scored)]] == [r.memory.id for r in scored]
 
 
 @pytest.mark.parametrize(

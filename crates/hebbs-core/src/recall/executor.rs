@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::plan::StrategyPlan;
 use super::request::RecallRequest;
-use super::rerank::{self, HeadEntry, Rerank, StageScore};
+use super::rerank::{self, HeadEntry, HeadScores, Rerank, StageScore};
 use super::result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
 use super::scoring::composite_score;
 use super::strategy::Strategy;
@@ -126,12 +126,15 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
 /// A ranked candidate: composite score, creation time, access count, id, details.
 type Ranked = (f32, u64, u64, MemoryId, Vec<StrategyDetail>);
 
-/// Re-orders the first `rerank_top_n` of `ranked` by their stage score (stable: ties and the
-/// candidates the stage could not score keep their composite order, the unscored after the
-/// scored) and records the scores in each detail.
+/// Re-orders the first `rerank_top_n` of `ranked`, with the neighbours the stage promotes into
+/// the head, by their stage score (stable: ties and the candidates the stage could not score
+/// keep their composite order, the unscored after the scored) and records the scores in each
+/// detail. A promoted neighbour that was ranked past the head moves into it with its entry; one
+/// no strategy found gets an entry of its own: a detail of the request's first strategy with
+/// relevance 0, and the composite score of that relevance.
 fn rerank_head(context: &RecallContext<'_>, ranked: &mut Vec<Ranked>) -> Result<()> {
     let n = context.request.rerank_top_n.min(ranked.len());
-    let rest = ranked.split_off(n);
+    let mut rest = ranked.split_off(n);
     let head: Vec<HeadEntry> = ranked
         .iter()
         .map(|entry| HeadEntry {
@@ -144,8 +147,33 @@ fn rerank_head(context: &RecallContext<'_>, ranked: &mut Vec<Ranked>) -> Result<
                 .reduce(f32::max),
         })
         .collect();
-    let scores = rerank::score_head(context, &head)?;
-    let mut order: Vec<(usize, Option<StageScore>)> = scores.into_iter().enumerate().collect();
+    let HeadScores { scores, promoted } = rerank::score_head(context, &head)?;
+    let mut scores = scores.into_iter();
+    let mut order: Vec<(usize, Option<StageScore>)> = scores.by_ref().take(n).enumerate().collect();
+    let strategy = context
+        .request
+        .strategies
+        .first()
+        .map_or(Strategy::Hybrid, |config| config.strategy);
+    let mut fresh = Vec::new();
+    let mut fresh_scores = Vec::new();
+    for (entry, score) in promoted.iter().zip(scores) {
+        if let Some(at) = rest.iter().position(|ranked| ranked.3 == entry.id) {
+            order.push((ranked.len(), score));
+            ranked.push(rest.remove(at));
+        } else {
+            fresh.push((entry.id, 0.0, vec![StrategyDetail::new(strategy, 0.0)]));
+            fresh_scores.push((entry.id, score));
+        }
+    }
+    let mut added = Vec::new();
+    rank_into(context, fresh, &mut added)?;
+    for entry in added {
+        if let Some((_, score)) = fresh_scores.iter().find(|(id, _)| *id == entry.3) {
+            order.push((ranked.len(), *score));
+            ranked.push(entry);
+        }
+    }
     order.sort_by(|a, b| match (a.1, b.1) {
         (Some(x), Some(y)) => y.total.total_cmp(&x.total),
         (Some(_), None) => std::cmp::Ordering::Less,

@@ -282,17 +282,95 @@ fn a_candidate_gains_from_its_conversation_neighbours() {
         ])
         .unwrap();
     let output = engine.recall(&late_interaction(&[1], 3, 2)).unwrap();
-    assert_eq!(output.results[0].memory.id, stored[1].id);
-    let detail = &output.results[0].strategy_details[0];
+    // The answer turn joins the head as the neighbour of a head candidate (see
+    // `a_strong_candidates_neighbours_join_the_head`) and ranks first.
+    let order: Vec<MemoryId> = output.results.iter().map(|r| r.memory.id).collect();
+    assert_eq!(order, vec![stored[0].id, stored[1].id, stored[2].id]);
+    let detail = &output.results[1].strategy_details[0];
     let late = detail.late_interaction_score.unwrap();
     let total = detail.rerank_score.unwrap();
-    // The neighbour's score (1), and the window's gain over the turn alone (1 - 0).
+    // The neighbour's score (1), the window's gain over the turn alone (1 - 0), and the
+    // answer turn as the best other head candidate of its conversation.
     assert!(
-        (total - late - NEIGHBOUR_WEIGHT * 1.0 - WINDOW_WEIGHT * 1.0).abs() < 1e-3,
+        (total - late - NEIGHBOUR_WEIGHT * 1.0 - WINDOW_WEIGHT * 1.0 - CONVERSATION_WEIGHT * 1.0)
+            .abs()
+            < 1e-3,
         "{late} {total}"
     );
-    let lonely = &output.results[1].strategy_details[0];
+    let lonely = &output.results[2].strategy_details[0];
     assert_eq!(lonely.rerank_score, lonely.late_interaction_score);
+}
+
+#[test]
+fn a_strong_candidates_neighbours_join_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    // A conversation whose answer turns are far from the cue vector: only the question turn
+    // (cosine 0.9) is in the head of one. Its neighbours within two turns join the head; the
+    // answer three turns away and matching memories in no conversation do not.
+    let at = |content: &str, cos: f32, created_at: u64, tokens: &[usize]| RememberInput {
+        session_id: Some("s".into()),
+        token_vectors: Some(axes(tokens)),
+        ..input(content, at_cosine(cos), None, Some(created_at))
+    };
+    let stored = engine
+        .remember_many(vec![
+            RememberInput {
+                token_vectors: Some(axes(&[1])),
+                ..input("answer", at_cosine(-0.9), None, Some(1))
+            },
+            at("question", 0.9, 2, &[3]),
+            at("other", 0.3, 3, &[2]),
+            at("filler", 0.2, 4, &[2]),
+            at("far answer", 0.1, 5, &[1]),
+            RememberInput {
+                token_vectors: Some(axes(&[1])),
+                ..input("lonely answer", at_cosine(0.0), None, Some(6))
+            },
+        ])
+        .unwrap();
+    let answer = engine.remember(at("answer turn", -0.9, 1, &[1])).unwrap();
+    let question = engine
+        .recall(&RecallRequest {
+            top_k: 1,
+            scoring_weights: relevance_only(),
+            ..RecallRequest::similarity(unit(0))
+        })
+        .unwrap();
+    assert_eq!(question.results[0].memory.id, stored[1].id);
+    let output = engine.recall(&late_interaction(&[1], 8, 1)).unwrap();
+    let detail = |id: MemoryId| {
+        let result = output.results.iter().find(|r| r.memory.id == id);
+        result.map(|r| (r.score, r.strategy_details.clone()))
+    };
+    // The promoted answer turn: first, its own score and nothing else (its neighbours match
+    // nothing, its window holds its own match, no other head candidate of the conversation
+    // matches), a detail of the request's strategy with relevance 0 and composite score 0.
+    assert_eq!(output.results[0].memory.id, answer.id);
+    let (score, details) = detail(answer.id).unwrap();
+    assert_eq!(score, 0.0);
+    assert_eq!(details.len(), 1);
+    assert_eq!(details[0].strategy, Strategy::Similarity);
+    assert_eq!(details[0].relevance, 0.0);
+    assert!((details[0].late_interaction_score.unwrap() - 1.0).abs() < 1e-3);
+    assert!((details[0].rerank_score.unwrap() - 1.0).abs() < 1e-3);
+    // The question turn: the answer next to it, its window's gain and the answer as the best
+    // other head candidate of its conversation.
+    let (_, details) = detail(stored[1].id).unwrap();
+    let expected = CONVERSATION_WEIGHT + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT;
+    assert!(
+        (details[0].rerank_score.unwrap() - expected).abs() < 1e-3,
+        "{details:?}"
+    );
+    for promoted in [stored[2].id, stored[3].id] {
+        let (_, details) = detail(promoted).expect("a neighbour within two turns is promoted");
+        assert!(details[0].late_interaction_score.is_some());
+    }
+    for left in [stored[0].id, stored[4].id, stored[5].id] {
+        if let Some((_, details)) = detail(left) {
+            assert_eq!(details[0].rerank_score, None, "not in the head: {left:?}");
+        }
+    }
 }
 
 #[test]
@@ -334,9 +412,9 @@ fn a_cue_spread_over_adjacent_turns_scores_their_window() {
 fn a_candidate_gains_from_the_best_other_match_of_its_conversation_in_the_head() {
     let dir = tempfile::tempdir().unwrap();
     let engine = open(dir.path());
-    // "match" and "same conversation" share session s, three turns apart (beyond the
-    // neighbour window, the turns between far from the cue vector so outside the head);
-    // "elsewhere" is in no conversation.
+    // "match" and "same conversation" share session s, four turns apart (beyond the
+    // neighbour window; the turns between, far from the cue vector, join the head as the
+    // neighbours of "match" and match nothing); "elsewhere" is in no conversation.
     let far = |content: &str, at| RememberInput {
         session_id: Some("s".into()),
         token_vectors: Some(axes(&[2])),
@@ -363,7 +441,8 @@ fn a_candidate_gains_from_the_best_other_match_of_its_conversation_in_the_head()
             },
         ])
         .unwrap();
-    let output = engine.recall(&late_interaction(&[0], 3, 3)).unwrap();
+    let output = engine.recall(&late_interaction(&[0], 6, 3)).unwrap();
+    let position = |id: MemoryId| output.results.iter().position(|r| r.memory.id == id);
     let bonus = |id: MemoryId| {
         let result = output.results.iter().find(|r| r.memory.id == id).unwrap();
         let detail = &result.strategy_details[0];
@@ -380,7 +459,7 @@ fn a_candidate_gains_from_the_best_other_match_of_its_conversation_in_the_head()
         bonus(stored[0].id).abs() < 1e-3,
         "its conversation's other head match scores 0"
     );
-    assert_eq!(output.results[1].memory.id, stored[4].id);
+    assert!(position(stored[4].id) < position(stored[5].id));
 }
 
 #[test]
@@ -574,4 +653,45 @@ proptest::proptest! {
         proptest::prop_assert_eq!(scores(&short), expected[..short.len()].to_vec());
         proptest::prop_assert_eq!(short.len(), top_k.min(every.len()));
     }
+}
+
+#[test]
+fn promoted_neighbours_keep_the_entity_scope_and_none_join_under_a_relevance_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let said =
+        |content: &str, entity: &str, cos: f32, created_at: u64, tokens: &[usize]| RememberInput {
+            session_id: Some("s".into()),
+            token_vectors: Some(axes(tokens)),
+            ..input(content, at_cosine(cos), Some(entity), Some(created_at))
+        };
+    let stored = engine
+        .remember_many(vec![
+            said("question", "a", 0.9, 1, &[3]),
+            said("answer by b", "b", -0.9, 2, &[1]),
+            said("answer by a", "a", -0.8, 3, &[1]),
+        ])
+        .unwrap();
+    // The ids of the re-scored results (the head of one and what joined it).
+    let scored = |request: &RecallRequest| -> std::collections::HashSet<MemoryId> {
+        let output = engine.recall(request).unwrap();
+        output
+            .results
+            .iter()
+            .filter(|r| r.strategy_details[0].rerank_score.is_some())
+            .map(|r| r.memory.id)
+            .collect()
+    };
+    let ids = |of: &[usize]| of.iter().map(|i| stored[*i].id).collect();
+    assert_eq!(scored(&late_interaction(&[1], 3, 1)), ids(&[0, 1, 2]));
+    let scoped = RecallRequest {
+        entity_id: Some("a".into()),
+        ..late_interaction(&[1], 3, 1)
+    };
+    assert_eq!(scored(&scoped), ids(&[0, 2]));
+    let floored = RecallRequest {
+        min_relevance: Some(0.01),
+        ..late_interaction(&[1], 3, 1)
+    };
+    assert_eq!(scored(&floored), ids(&[0]));
 }

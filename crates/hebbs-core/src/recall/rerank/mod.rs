@@ -22,6 +22,12 @@
 //!   still count;
 //! - **entity** and **time** named in the cue (`cue_signals.rs`).
 //!
+//! **Neighbours join the head.** The conversation neighbours of the [`PROMOTE_TOP`] head
+//! candidates with the best own late-interaction scores are candidates too when the first
+//! stage did not rank them into the head (a strong match's answer is often worded unlike the
+//! cue), scored like the others; the executor gives one no strategy found a detail of the
+//! request's first strategy with relevance 0.
+//!
 //! A candidate without stored token vectors gets no stage score and follows the scored ones
 //! in its composite order. The IDF is counted over the head's candidates, and a neighbour is
 //! scored with the same weights.
@@ -68,6 +74,11 @@ pub const BM25_WEIGHT: f32 = 0.05;
 /// Weight of the late-interaction score of a candidate read together with its neighbours
 /// (the [`NEIGHBOUR_WINDOW`] turns on each side) as one document.
 pub const WINDOW_WEIGHT: f32 = 0.25;
+/// Head candidates, best own late-interaction score first, whose conversation neighbours (up
+/// to [`NEIGHBOUR_WINDOW`] on each side) join the head as candidates when the first stage did
+/// not rank them into it: an answer next to a strong match is often worded too unlike the cue
+/// for BM25 or the dense vector.
+pub const PROMOTE_TOP: usize = 10;
 /// Candidates whose neighbours one read of the stage's second pass scores.
 const NEIGHBOUR_BATCH: usize = 16;
 
@@ -156,6 +167,15 @@ pub(crate) fn check_cue_tokens(tokens: &[Vec<f32>]) -> Result<()> {
     Ok(())
 }
 
+/// The stage's answer for a head: a score per candidate of the head followed by one per
+/// promoted neighbour (None for a candidate without stored token vectors), and the promoted
+/// neighbours themselves.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct HeadScores {
+    pub scores: Vec<Option<StageScore>>,
+    pub promoted: Vec<HeadEntry>,
+}
+
 /// A candidate of the head as the stage reads it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct HeadEntry {
@@ -166,8 +186,10 @@ pub(crate) struct HeadEntry {
     pub bm25: Option<f32>,
 }
 
-/// Stage scores of `head` (in composite order), None for a candidate without stored token
-/// vectors. The request was validated: late interaction has its cue tokens.
+/// Stage scores of `head` (in composite order) and of the neighbours it promotes (see
+/// [`promote`]), None for a candidate without stored token vectors. The request was
+/// validated: late interaction has its cue tokens. The IDF weights are counted over `head`
+/// alone, and a promoted neighbour is then scored as a head candidate.
 ///
 /// Two passes. The head's own token vectors are read and scored first (the IDF weights are
 /// counted over them); that gives every signal but the neighbours', so each candidate's total
@@ -178,20 +200,29 @@ pub(crate) struct HeadEntry {
 /// first, until every candidate left has a bound below the `top_k`-th best total known. The
 /// `top_k` results therefore carry exactly the scores of a pass that reads every neighbour; a
 /// candidate left out keeps its `base` (it cannot be returned).
-pub(crate) fn score_head(
-    context: &RecallContext<'_>,
-    head: &[HeadEntry],
-) -> Result<Vec<Option<StageScore>>> {
+pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Result<HeadScores> {
     let request = context.request;
     let query = CueCodes::quantize(request.cue_token_vectors.as_deref().unwrap_or_default());
-    let ids: Vec<MemoryId> = head.iter().map(|entry| entry.id).collect();
-    let places = context.store.conversation_places(&ids)?;
-    let head_best = best_matches_of(context, &query, &ids)?;
+    let mut ids: Vec<MemoryId> = head.iter().map(|entry| entry.id).collect();
+    let mut places = context.store.conversation_places(&ids)?;
+    let mut head_best = best_matches_of(context, &query, &ids)?;
     let weights = idf_weights(head_best.iter().flatten());
-    let own: Vec<Option<f32>> = head_best
+    let mut own: Vec<Option<f32>> = head_best
         .iter()
         .map(|best| best.as_ref().map(|best| weighted_score(best, &weights)))
         .collect();
+    let promoted = promote(context, &ids, &places, &own)?;
+    let promoted_ids: Vec<MemoryId> = promoted.iter().map(|entry| entry.id).collect();
+    places.extend(context.store.conversation_places(&promoted_ids)?);
+    let promoted_best = best_matches_of(context, &query, &promoted_ids)?;
+    own.extend(
+        promoted_best
+            .iter()
+            .map(|best| best.as_ref().map(|best| weighted_score(best, &weights))),
+    );
+    head_best.extend(promoted_best);
+    ids.extend(promoted_ids);
+    let head: Vec<HeadEntry> = head.iter().chain(&promoted).copied().collect();
     let cue = request.cue_text.as_deref().unwrap_or_default();
     let records = context.store.cached_records(&ids)?;
     let entities: Vec<Option<&str>> = records
@@ -292,13 +323,71 @@ pub(crate) fn score_head(
                 Some(base + NEIGHBOUR_WEIGHT * best_neighbour + WINDOW_WEIGHT * (window - own));
         }
     }
-    Ok(own
+    let scores = own
         .iter()
         .zip(base.iter().zip(&total))
         .map(|(own, (base, total))| {
             Some(StageScore {
                 late_interaction: (*own)?,
                 total: total.or(*base)?,
+            })
+        })
+        .collect();
+    Ok(HeadScores { scores, promoted })
+}
+
+/// The conversation neighbours of the [`PROMOTE_TOP`] head candidates with the best own
+/// scores that are not in the head themselves, in that order, each once: live memories (not
+/// superseded unless the request includes those), within the request's entity scope when
+/// every strategy has one, with their creation time and no BM25 score. None when the request
+/// sets a relevance floor (`min_relevance`): a promoted memory has no first-stage relevance.
+fn promote(
+    context: &RecallContext<'_>,
+    ids: &[MemoryId],
+    places: &[Option<ConversationPlace>],
+    own: &[Option<f32>],
+) -> Result<Vec<HeadEntry>> {
+    let request = context.request;
+    if request.min_relevance.is_some_and(|floor| floor > 0.0) {
+        return Ok(Vec::new());
+    }
+    let plans = request.plans();
+    let scopes: Option<Vec<&str>> = plans.iter().map(|plan| plan.entity_id).collect();
+    let mut best: Vec<(f32, &ConversationPlace)> = own
+        .iter()
+        .zip(places)
+        .filter_map(|(own, place)| Some(((*own)?, place.as_ref()?)))
+        .collect();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0));
+    best.truncate(PROMOTE_TOP);
+    let tops: Vec<&ConversationPlace> = best.into_iter().map(|(_, place)| place).collect();
+    let arounds = context
+        .store
+        .conversation_neighbours(&tops, NEIGHBOUR_WINDOW)?;
+    let in_head: std::collections::HashSet<MemoryId> = ids.iter().copied().collect();
+    let mut found: Vec<MemoryId> = Vec::new();
+    for id in arounds.into_iter().flatten() {
+        if !in_head.contains(&id) && !found.contains(&id) {
+            found.push(id);
+        }
+    }
+    let records = context.store.cached_records(&found)?;
+    Ok(found
+        .into_iter()
+        .zip(records)
+        .filter_map(|(id, record)| {
+            let record = record?;
+            let in_scope = scopes.as_ref().is_none_or(|scopes| {
+                record
+                    .entity_id
+                    .as_deref()
+                    .is_some_and(|entity| scopes.contains(&entity))
+            });
+            let live = !record.superseded || request.include_superseded;
+            (in_scope && live).then_some(HeadEntry {
+                id,
+                created_at: record.created_at,
+                bm25: None,
             })
         })
         .collect())
