@@ -656,7 +656,8 @@ proptest::proptest! {
 }
 
 #[test]
-fn promoted_neighbours_keep_the_entity_scope_and_none_join_under_a_relevance_floor() {
+fn promoted_neighbours_keep_the_entity_scope_and_time_range_and_none_join_under_a_relevance_floor()
+{
     let dir = tempfile::tempdir().unwrap();
     let engine = open(dir.path());
     let said =
@@ -694,4 +695,17 @@ fn promoted_neighbours_keep_the_entity_scope_and_none_join_under_a_relevance_flo
         ..late_interaction(&[1], 3, 1)
     };
     assert_eq!(scored(&floored), ids(&[0]));
+    // A temporal-only recall keeps its time range: "answer by a" (created at 3) is the
+    // question's neighbour in a's scope, but outside [1, 1].
+    let windowed = RecallRequest {
+        entity_id: Some("a".into()),
+        time_range: Some((1, 1)),
+        ..late_interaction(&[1], 3, 1).with_strategies(&[Strategy::Temporal])
+    };
+    assert_eq!(scored(&windowed), ids(&[0]));
+    let wider = RecallRequest {
+        time_range: Some((1, 3)),
+        ..windowed.clone()
+    };
+    assert_eq!(scored(&wider), ids(&[0, 2]));
 }

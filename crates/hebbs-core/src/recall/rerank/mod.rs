@@ -53,6 +53,7 @@ pub use maxsim::{
 };
 
 use super::executor::RecallContext;
+use super::strategy::Strategy;
 use crate::error::{HebbsError, Result};
 use crate::memory::{MemoryId, TokenVectorsView, MAX_TOKENS_PER_MEMORY, MAX_VECTOR_DIMENSION};
 use crate::store::ConversationPlace;
@@ -339,8 +340,10 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
 /// The conversation neighbours of the [`PROMOTE_TOP`] head candidates with the best own
 /// scores that are not in the head themselves, in that order, each once: live memories (not
 /// superseded unless the request includes those), within the request's entity scope when
-/// every strategy has one, with their creation time and no BM25 score. None when the request
-/// sets a relevance floor (`min_relevance`): a promoted memory has no first-stage relevance.
+/// every strategy has one and within its time range when every strategy is a `temporal` one
+/// with a range (the only strategy that reads it), with their creation time and no BM25
+/// score. None when the request sets a relevance floor (`min_relevance`): a promoted memory
+/// has no first-stage relevance.
 fn promote(
     context: &RecallContext<'_>,
     ids: &[MemoryId],
@@ -353,6 +356,13 @@ fn promote(
     }
     let plans = request.plans();
     let scopes: Option<Vec<&str>> = plans.iter().map(|plan| plan.entity_id).collect();
+    let windows: Option<Vec<(u64, u64)>> = plans
+        .iter()
+        .map(|plan| {
+            plan.time_range
+                .filter(|_| plan.strategy == Strategy::Temporal)
+        })
+        .collect();
     let mut best: Vec<(f32, &ConversationPlace)> = own
         .iter()
         .zip(places)
@@ -383,8 +393,13 @@ fn promote(
                     .as_deref()
                     .is_some_and(|entity| scopes.contains(&entity))
             });
+            let in_window = windows.as_ref().is_none_or(|windows| {
+                windows
+                    .iter()
+                    .any(|(start, end)| (*start..=*end).contains(&record.created_at))
+            });
             let live = !record.superseded || request.include_superseded;
-            (in_scope && live).then_some(HeadEntry {
+            (in_scope && in_window && live).then_some(HeadEntry {
                 id,
                 created_at: record.created_at,
                 bm25: None,
