@@ -46,11 +46,16 @@ pub fn dot_in<S: Simd>(simd: S, a: &[f32], b: &[f32]) -> f32 {
     for (x, y) in a_rest.iter().zip(b_rest) {
         sums[0] = simd.mul_add_e_f32s(*x, *y, sums[0]);
     }
-    let total = sums
-        .into_iter()
-        .reduce(|p, q| simd.add_f32s(p, q))
-        .unwrap_or(sums[0]);
-    let tail: f32 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
+    // Plain loops, no closures: a closure is compiled as a function of its own without the
+    // dispatch's target features, so its intrinsics would become calls instead of instructions.
+    let mut total = sums[0];
+    for sum in &sums[1..] {
+        total = simd.add_f32s(total, *sum);
+    }
+    let mut tail = 0.0;
+    for (x, y) in a_tail.iter().zip(b_tail) {
+        tail += x * y;
+    }
     simd.reduce_sum_f32s(total) + tail
 }
 
