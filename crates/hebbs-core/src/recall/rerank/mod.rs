@@ -44,8 +44,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use rayon::prelude::*;
-
 pub use cue_signals::{NamedTime, ENTITY_BONUS, TIME_BONUS};
 pub use maxsim::{
     best_matches, idf_scores, idf_weights, weighted_score, CueCodes, IDF_MATCH_THRESHOLD,
@@ -418,40 +416,27 @@ fn kth_largest(values: impl Iterator<Item = f32>, k: usize) -> f32 {
     *kth
 }
 
-/// `best_matches` of each of `ids` with stored token vectors (None for one without), read in
-/// one pass (`Store::read_token_vector_values`) and matched in parallel.
+/// `best_matches` of each of `ids` with stored token vectors (None for one without), each
+/// matched in place as it is read, in parallel (`Store::map_token_vector_values`).
 fn best_matches_of(
     context: &RecallContext<'_>,
     query: &CueCodes,
     ids: &[MemoryId],
 ) -> Result<Vec<Option<Vec<f32>>>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut buffer = Vec::new();
-    let ranges = context.store.read_token_vector_values(ids, &mut buffer)?;
-    let views: Vec<Option<TokenVectorsView<'_>>> = ranges
-        .into_iter()
-        .map(|range| {
-            range
-                .map(|range| TokenVectorsView::parse(&buffer[range]))
-                .transpose()
-        })
-        .collect::<Result<_>>()?;
     let dimension = query.dimension;
-    if let Some(other) = views.iter().flatten().find(|v| v.dimension != dimension) {
-        return Err(HebbsError::invalid(
-            "cue_token_vectors",
-            format!(
-                "dimension {dimension} does not match the stored token vectors' {}",
-                other.dimension
-            ),
-        ));
-    }
-    Ok(views
-        .par_iter()
-        .map(|view| view.as_ref().map(|vectors| best_matches(query, vectors)))
-        .collect())
+    context.store.map_token_vector_values(ids, |value| {
+        let vectors = TokenVectorsView::parse(value)?;
+        if vectors.dimension != dimension {
+            return Err(HebbsError::invalid(
+                "cue_token_vectors",
+                format!(
+                    "dimension {dimension} does not match the stored token vectors' {}",
+                    vectors.dimension
+                ),
+            ));
+        }
+        Ok(best_matches(query, &vectors))
+    })
 }
 
 /// For each head candidate, the best late-interaction score among the *other* head
