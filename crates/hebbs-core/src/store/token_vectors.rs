@@ -9,13 +9,9 @@ use rocksdb::ReadOptions;
 use super::batch::StoreBatch;
 use super::column_families::TOKEN_VECTORS;
 use super::db::Store;
+use super::runs::runs;
 use crate::error::Result;
 use crate::memory::{MemoryId, TokenVectors};
-
-/// Ids one iterator of the re-rank stage's read seeks ([`Store::map_token_vector_values`]): a
-/// query's 150 to 200 head values make about ten runs, enough for rayon to balance two busy
-/// cores, while an iterator's creation stays small against its 16 seeks.
-const READ_CHUNK: usize = 16;
 
 impl StoreBatch<'_> {
     /// Stores (or replaces) the token vectors of memory `id`.
@@ -41,7 +37,7 @@ impl Store {
 
     /// `read(value)` of the stored value of each of `ids`, in input order (None where none is
     /// stored). This is the re-rank stage's read, so it is tuned for it. The ids are sorted
-    /// and split into runs of [`READ_CHUNK`] that rayon reads in parallel, each with its own
+    /// and split into runs (`runs.rs`) that rayon reads in parallel, each with its own
     /// iterator seeking its ids in key order; `read` gets the value in place (with mmap reads
     /// and no block cache, a slice of the table file's page-cache pages), so nothing is copied
     /// and the values' costs (seek, checksum, match) are split across the threads. The
@@ -56,8 +52,7 @@ impl Store {
     {
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_unstable_by_key(|i| ids[*i]);
-        let runs: Vec<Vec<(usize, T)>> = order
-            .par_chunks(READ_CHUNK)
+        let found: Vec<Vec<(usize, T)>> = runs(&order)
             .map(|run| {
                 let mut options = ReadOptions::default();
                 options.fill_cache(false);
@@ -77,7 +72,7 @@ impl Store {
             })
             .collect::<Result<_>>()?;
         let mut out: Vec<Option<T>> = std::iter::repeat_with(|| None).take(ids.len()).collect();
-        for (i, value) in runs.into_iter().flatten() {
+        for (i, value) in found.into_iter().flatten() {
             out[i] = Some(value);
         }
         Ok(out)
@@ -103,7 +98,7 @@ mod tests {
     fn the_parallel_read_answers_like_the_multi_get() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let stored: Vec<MemoryId> = (0..5 * READ_CHUNK).map(|_| MemoryId::new()).collect();
+        let stored: Vec<MemoryId> = (0..100).map(|_| MemoryId::new()).collect();
         for (half, ids) in stored.chunks(stored.len() / 2).enumerate() {
             let mut batch = store.batch();
             for (i, id) in ids.iter().enumerate() {
@@ -115,7 +110,7 @@ mod tests {
             }
         }
         let mut ids: Vec<MemoryId> = stored.iter().rev().step_by(2).copied().collect();
-        ids.extend((0..READ_CHUNK).map(|_| MemoryId::new()));
+        ids.extend((0..10).map(|_| MemoryId::new()));
         ids.extend(stored.iter().step_by(3).copied());
         let expected = store.token_vectors(&ids).unwrap();
         let read = store
