@@ -8,11 +8,13 @@
 //!
 //! Session ids hold no control characters (checked on input), so `0x00` ends the session.
 
+use rayon::prelude::*;
 use rocksdb::ReadOptions;
 
 use super::batch::StoreBatch;
 use super::column_families::CONVERSATIONS;
 use super::db::Store;
+use super::runs::runs;
 use crate::error::Result;
 use crate::memory::MemoryId;
 
@@ -157,39 +159,46 @@ impl Store {
     }
 
     /// For each of `places`, the memories up to `window` before and after it in its
-    /// conversation (nearest first on each side, the earlier side first).
+    /// conversation (nearest first on each side, the earlier side first). The places are
+    /// split into runs (`runs.rs`) that rayon looks up in parallel, one iterator a run
+    /// (creating one per place cost more than its seeks).
     pub fn conversation_neighbours(
         &self,
         places: &[&ConversationPlace],
         window: usize,
     ) -> Result<Vec<Vec<MemoryId>>> {
         let cf = self.cf(CONVERSATIONS);
-        // One iterator for every lookup: creating one per candidate cost more than the seeks.
-        let mut iter = self.db.raw_iterator_cf(cf);
-        let mut out = Vec::with_capacity(places.len());
-        for place in places {
-            let order = &*place.order;
-            let prefix = place.conversation();
-            let same_session = |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
-            let mut around = Vec::with_capacity(2 * window);
-            for forward in [false, true] {
-                iter.seek(order);
-                for _ in 0..window {
-                    if forward {
-                        iter.next();
-                    } else {
-                        iter.prev();
+        let found: Vec<Vec<Vec<MemoryId>>> = runs(places)
+            .map(|run| {
+                let mut iter = self.db.raw_iterator_cf(cf);
+                let mut out = Vec::with_capacity(run.len());
+                for place in run {
+                    let order = &*place.order;
+                    let prefix = place.conversation();
+                    let same_session =
+                        |key: &[u8]| key.len() == order.len() && key.starts_with(prefix);
+                    let mut around = Vec::with_capacity(2 * window);
+                    for forward in [false, true] {
+                        iter.seek(order);
+                        for _ in 0..window {
+                            if forward {
+                                iter.next();
+                            } else {
+                                iter.prev();
+                            }
+                            match iter.key().filter(|key| same_session(key)).and_then(id_of) {
+                                Some(id) => around.push(id),
+                                None => break,
+                            }
+                        }
+                        iter.status()?;
                     }
-                    match iter.key().filter(|key| same_session(key)).and_then(id_of) {
-                        Some(id) => around.push(id),
-                        None => break,
-                    }
+                    out.push(around);
                 }
-                iter.status()?;
-            }
-            out.push(around);
-        }
-        Ok(out)
+                Ok(out)
+            })
+            .collect::<Result<_>>()?;
+        Ok(found.into_iter().flatten().collect())
     }
 
     /// The turn each of `ids` takes in its conversation, None for a memory in none.
@@ -225,5 +234,51 @@ impl Store {
         }
         iter.status()?;
         Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parallel lookup answers every place in input order with the memories around it,
+    /// across conversations and runs, at both ends of a conversation too.
+    #[test]
+    fn neighbours_of_many_places_are_those_around_each_in_input_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let sessions = ["a", "b", "c"];
+        let turns: Vec<Vec<MemoryId>> = sessions
+            .iter()
+            .map(|_| (0..12).map(|_| MemoryId::new()).collect())
+            .collect();
+        let mut batch = store.batch();
+        for (session, ids) in sessions.iter().zip(&turns) {
+            for (at, id) in ids.iter().enumerate() {
+                batch.put_conversation_turn(session, at as u64, 0, id);
+            }
+        }
+        store.commit(batch, false).unwrap();
+        let mut wanted: Vec<(usize, usize)> = (0..12)
+            .flat_map(|at| (0..sessions.len()).map(move |s| (s, at)))
+            .collect();
+        wanted.reverse();
+        let ids: Vec<MemoryId> = wanted.iter().map(|(s, at)| turns[*s][*at]).collect();
+        let places: Vec<ConversationPlace> = store
+            .conversation_places(&ids)
+            .unwrap()
+            .into_iter()
+            .map(Option::unwrap)
+            .collect();
+        let window = 2;
+        let found = store
+            .conversation_neighbours(&places.iter().collect::<Vec<_>>(), window)
+            .unwrap();
+        for ((s, at), around) in wanted.iter().zip(&found) {
+            let ids = &turns[*s];
+            let before = (at.saturating_sub(window)..*at).rev().map(|i| ids[i]);
+            let after = (at + 1..(at + 1 + window).min(ids.len())).map(|i| ids[i]);
+            assert_eq!(*around, before.chain(after).collect::<Vec<_>>());
+        }
     }
 }

@@ -12,6 +12,7 @@ mod hot;
 mod keys;
 mod purge;
 mod record_cache;
+mod runs;
 mod scans;
 mod state;
 mod token_vectors;

@@ -32,10 +32,11 @@
 //! in its composite order. The IDF is counted over the head's candidates, and a neighbour is
 //! scored with the same weights.
 //!
-//! **What it reads.** The head's token vectors, then the neighbours' only for the candidates
-//! that can still reach the recall's `top_k` (see [`score_head`]): the `top_k` results get
-//! the exact scores of a stage that reads every neighbour, from fewer reads (532 against 646
-//! values a query on the 100k bench store, docs/hybrid.md).
+//! **What it reads.** The head's token vectors and, at the same time, its neighbours' ids;
+//! then the neighbours' token vectors only for the candidates that can still reach the
+//! recall's `top_k` (see [`score_head`]): the `top_k` results get the exact scores of a stage
+//! that reads every neighbour, from fewer reads (about 510 against 646 values a query on the
+//! 100k bench store, docs/hybrid.md). Every read is split across the rayon threads.
 
 mod cue_signals;
 mod maxsim;
@@ -43,8 +44,6 @@ mod maxsim;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-
-use rayon::prelude::*;
 
 pub use cue_signals::{NamedTime, ENTITY_BONUS, TIME_BONUS};
 pub use maxsim::{
@@ -193,10 +192,12 @@ pub(crate) struct HeadEntry {
 /// alone, and a promoted neighbour is then scored as a head candidate.
 ///
 /// Two passes. The head's own token vectors are read and scored first (the IDF weights are
-/// counted over them); that gives every signal but the neighbours', so each candidate's total
+/// counted over them), while the ids of the head's conversation neighbours are looked up on
+/// the other rayon threads (the promotion and the second pass take them from there); that
+/// gives every signal but the neighbours', so each candidate's total
 /// lies between its `base` (no neighbour counted: its window holds at least its own best
 /// matches) and `base + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (1 - own)` (a score is at most 1,
-/// see `maxsim.rs`). Then the neighbours are read only for the candidates
+/// see `maxsim.rs`). Then the neighbours' token vectors are read only for the candidates
 /// that can still reach the recall's `top_k`: in batches of [`NEIGHBOUR_BATCH`], best bound
 /// first, until every candidate left has a bound below the `top_k`-th best total known. The
 /// `top_k` results therefore carry exactly the scores of a pass that reads every neighbour; a
@@ -206,16 +207,27 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
     let query = CueCodes::quantize(request.cue_token_vectors.as_deref().unwrap_or_default());
     let mut ids: Vec<MemoryId> = head.iter().map(|entry| entry.id).collect();
     let mut places = context.store.conversation_places(&ids)?;
-    let mut head_best = best_matches_of(context, &query, &ids)?;
+    let (head_best, arounds) = rayon::join(
+        || best_matches_of(context, &query, &ids),
+        || neighbours_of(context, &places),
+    );
+    let mut head_best = head_best?;
+    let mut arounds = arounds?;
     let weights = idf_weights(head_best.iter().flatten());
     let mut own: Vec<Option<f32>> = head_best
         .iter()
         .map(|best| best.as_ref().map(|best| weighted_score(best, &weights)))
         .collect();
-    let promoted = promote(context, &ids, &places, &own)?;
+    let promoted = promote(context, &ids, &arounds, &own)?;
     let promoted_ids: Vec<MemoryId> = promoted.iter().map(|entry| entry.id).collect();
-    places.extend(context.store.conversation_places(&promoted_ids)?);
-    let promoted_best = best_matches_of(context, &query, &promoted_ids)?;
+    let promoted_places = context.store.conversation_places(&promoted_ids)?;
+    let (promoted_best, promoted_arounds) = rayon::join(
+        || best_matches_of(context, &query, &promoted_ids),
+        || neighbours_of(context, &promoted_places),
+    );
+    let promoted_best = promoted_best?;
+    places.extend(promoted_places);
+    arounds.extend(promoted_arounds?);
     own.extend(
         promoted_best
             .iter()
@@ -283,19 +295,8 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
         open.sort_by(|a, b| b.0.total_cmp(&a.0));
         open.truncate(NEIGHBOUR_BATCH);
         let open: Vec<usize> = open.into_iter().map(|(_, i)| i).collect();
-        let in_conversation: Vec<(usize, &ConversationPlace)> = open
-            .iter()
-            .filter_map(|i| places[*i].as_ref().map(|place| (*i, place)))
-            .collect();
-        let arounds = context.store.conversation_neighbours(
-            &in_conversation
-                .iter()
-                .map(|(_, place)| *place)
-                .collect::<Vec<_>>(),
-            NEIGHBOUR_WINDOW,
-        )?;
         let mut unread: Vec<MemoryId> = Vec::new();
-        for id in arounds.iter().flatten() {
+        for id in open.iter().filter_map(|i| arounds[*i].as_ref()).flatten() {
             if !read.contains_key(id) && !unread.contains(id) {
                 unread.push(*id);
             }
@@ -305,7 +306,7 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
         for i in &open {
             total[*i] = base[*i];
         }
-        for ((i, _), around) in in_conversation.iter().zip(&arounds) {
+        for (i, around) in open.iter().filter_map(|i| Some((i, arounds[*i].as_ref()?))) {
             let (Some(base), Some(own), Some(Some(own_best))) =
                 (base[*i], own[*i], read.get(&ids[*i]))
             else {
@@ -347,7 +348,7 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
 fn promote(
     context: &RecallContext<'_>,
     ids: &[MemoryId],
-    places: &[Option<ConversationPlace>],
+    arounds: &[Option<Vec<MemoryId>>],
     own: &[Option<f32>],
 ) -> Result<Vec<HeadEntry>> {
     let request = context.request;
@@ -363,22 +364,18 @@ fn promote(
                 .filter(|_| plan.strategy == Strategy::Temporal)
         })
         .collect();
-    let mut best: Vec<(f32, &ConversationPlace)> = own
+    let mut best: Vec<(f32, &Vec<MemoryId>)> = own
         .iter()
-        .zip(places)
-        .filter_map(|(own, place)| Some(((*own)?, place.as_ref()?)))
+        .zip(arounds)
+        .filter_map(|(own, around)| Some(((*own)?, around.as_ref()?)))
         .collect();
     best.sort_by(|a, b| b.0.total_cmp(&a.0));
     best.truncate(PROMOTE_TOP);
-    let tops: Vec<&ConversationPlace> = best.into_iter().map(|(_, place)| place).collect();
-    let arounds = context
-        .store
-        .conversation_neighbours(&tops, NEIGHBOUR_WINDOW)?;
     let in_head: std::collections::HashSet<MemoryId> = ids.iter().copied().collect();
     let mut found: Vec<MemoryId> = Vec::new();
-    for id in arounds.into_iter().flatten() {
-        if !in_head.contains(&id) && !found.contains(&id) {
-            found.push(id);
+    for id in best.into_iter().flat_map(|(_, around)| around) {
+        if !in_head.contains(id) && !found.contains(id) {
+            found.push(*id);
         }
     }
     let records = context.store.cached_records(&found)?;
@@ -418,40 +415,44 @@ fn kth_largest(values: impl Iterator<Item = f32>, k: usize) -> f32 {
     *kth
 }
 
-/// `best_matches` of each of `ids` with stored token vectors (None for one without), read in
-/// one pass (`Store::read_token_vector_values`) and matched in parallel.
+/// For each of `places`, the memories up to [`NEIGHBOUR_WINDOW`] before and after it in its
+/// conversation (`Store::conversation_neighbours`), None for a memory in none.
+fn neighbours_of(
+    context: &RecallContext<'_>,
+    places: &[Option<ConversationPlace>],
+) -> Result<Vec<Option<Vec<MemoryId>>>> {
+    let within: Vec<&ConversationPlace> = places.iter().flatten().collect();
+    let mut found = context
+        .store
+        .conversation_neighbours(&within, NEIGHBOUR_WINDOW)?
+        .into_iter();
+    Ok(places
+        .iter()
+        .map(|place| place.as_ref().and_then(|_| found.next()))
+        .collect())
+}
+
+/// `best_matches` of each of `ids` with stored token vectors (None for one without), each
+/// matched in place as it is read, in parallel (`Store::map_token_vector_values`).
 fn best_matches_of(
     context: &RecallContext<'_>,
     query: &CueCodes,
     ids: &[MemoryId],
 ) -> Result<Vec<Option<Vec<f32>>>> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut buffer = Vec::new();
-    let ranges = context.store.read_token_vector_values(ids, &mut buffer)?;
-    let views: Vec<Option<TokenVectorsView<'_>>> = ranges
-        .into_iter()
-        .map(|range| {
-            range
-                .map(|range| TokenVectorsView::parse(&buffer[range]))
-                .transpose()
-        })
-        .collect::<Result<_>>()?;
     let dimension = query.dimension;
-    if let Some(other) = views.iter().flatten().find(|v| v.dimension != dimension) {
-        return Err(HebbsError::invalid(
-            "cue_token_vectors",
-            format!(
-                "dimension {dimension} does not match the stored token vectors' {}",
-                other.dimension
-            ),
-        ));
-    }
-    Ok(views
-        .par_iter()
-        .map(|view| view.as_ref().map(|vectors| best_matches(query, vectors)))
-        .collect())
+    context.store.map_token_vector_values(ids, |value| {
+        let vectors = TokenVectorsView::parse(value)?;
+        if vectors.dimension != dimension {
+            return Err(HebbsError::invalid(
+                "cue_token_vectors",
+                format!(
+                    "dimension {dimension} does not match the stored token vectors' {}",
+                    vectors.dimension
+                ),
+            ));
+        }
+        Ok(best_matches(query, &vectors))
+    })
 }
 
 /// For each head candidate, the best late-interaction score among the *other* head
