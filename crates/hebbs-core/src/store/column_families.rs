@@ -53,9 +53,6 @@ const BLOCK_CACHE_BYTES: usize = 64 * 1024 * 1024;
 /// data-block search of its table (a recall reads its `top_k` records this way, about half the
 /// time of a block-cache hit).
 const ROW_CACHE_BYTES: usize = 32 * 1024 * 1024;
-/// Merge operands one key may collect in the memtable before RocksDB folds them at write time,
-/// so a memory recalled thousands of times still reads in one step.
-const MAX_SUCCESSIVE_MERGES: usize = 8;
 /// Bloom filter bits per key for point-lookup column families.
 const BLOOM_BITS_PER_KEY: f64 = 10.0;
 
@@ -106,8 +103,11 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
         rocksdb::DBCompressionType::Lz4
     });
     if name == ACCESS {
+        // No `max_successive_merges`: with it, every merge written looks its key up in the
+        // memtable to count the operands there, 17% of the CPU of a process recalling in a
+        // loop (docs/architecture.md, "Access statistics"). The operands of one key are folded
+        // when the memtable is flushed, and a read folds them only on a scoring-cache miss.
         options.set_merge_operator_associative("hebbs_access", merge_access);
-        options.set_max_successive_merges(MAX_SUCCESSIVE_MERGES);
     }
     options
 }

@@ -212,8 +212,13 @@ impl Store {
                 return Ok(());
             }
             let cf = self.cf(ACCESS);
+            // In key order: each insert into the memtable's skip list then starts from where
+            // the one before it ended, instead of searching from the top (in hash order the
+            // searches were a fifth of the CPU of a process recalling in a loop).
+            let mut increments: Vec<(&MemoryId, &AccessStats)> = hot.pending.iter().collect();
+            increments.sort_unstable_by_key(|(id, _)| *id);
             let mut batch = WriteBatch::default();
-            for (id, stats) in &hot.pending {
+            for (id, stats) in increments {
                 batch.merge_cf(cf, id.as_bytes(), stats.encode());
             }
             let state = &mut *hot;
