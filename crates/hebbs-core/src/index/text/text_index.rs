@@ -253,8 +253,8 @@ impl TextIndex {
         self.dirty.load(Ordering::Acquire)
     }
 
-    /// The `k` memories whose content best matches `text` by BM25, best first; only `entity`'s
-    /// when given. Query syntax errors are ignored (the text is read as plain words).
+    /// The `k` memories whose content best matches `text` by BM25, best first (equal scores
+    /// newest first); only `entity`'s when given. Query syntax errors are ignored (the text is read as plain words).
     /// Uncommitted documents are scored alongside the committed ones.
     pub fn search(&self, text: &str, k: usize, entity: Option<&str>) -> Result<Vec<KeywordHit>> {
         let searcher = self.reader.searcher();
@@ -318,7 +318,9 @@ impl TextIndex {
             .into_iter()
             .map(|(id, score)| KeywordHit { id, score })
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        // Equal scores (the same text twice) newest first, as recall breaks ties: the hits
+        // come out of a hash map, whose order differs from call to call and process to process.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.id.cmp(&a.id)));
         hits.truncate(k);
         Ok(hits)
     }
@@ -400,5 +402,31 @@ mod tests {
             }
         }
         assert_eq!(index.search("note", 200, None).unwrap().len(), 90);
+    }
+
+    /// Memories with the same text score the same: they come back newest first, the same on
+    /// every call (which of them a cut at `k` keeps is tantivy's choice, by document order).
+    #[test]
+    fn equal_scores_come_back_newest_first_every_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = TextIndex::open(dir.path()).unwrap();
+        let ids: Vec<MemoryId> = (0..12).map(|_| MemoryId::new()).collect();
+        for (round, id) in ids.iter().enumerate() {
+            index.add([(*id, None, "the same words")], round as u64).unwrap();
+        }
+        index.commit().unwrap();
+        let search = |k| -> Vec<MemoryId> {
+            let hits = index.search("same words", k, None).unwrap();
+            hits.iter().map(|hit| hit.id).collect()
+        };
+        let mut newest_first = ids.clone();
+        newest_first.sort_unstable_by(|a, b| b.cmp(a));
+        let cut = search(8);
+        assert_eq!(cut.len(), 8);
+        assert!(cut.windows(2).all(|pair| pair[0] > pair[1]));
+        for _ in 0..20 {
+            assert_eq!(search(12), newest_first);
+            assert_eq!(search(8), cut);
+        }
     }
 }
