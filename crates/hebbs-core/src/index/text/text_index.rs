@@ -412,7 +412,9 @@ mod tests {
         let (index, _) = TextIndex::open(dir.path()).unwrap();
         let ids: Vec<MemoryId> = (0..12).map(|_| MemoryId::new()).collect();
         for (round, id) in ids.iter().enumerate() {
-            index.add([(*id, None, "the same words")], round as u64).unwrap();
+            index
+                .add([(*id, None, "the same words")], round as u64)
+                .unwrap();
         }
         index.commit().unwrap();
         let search = |k| -> Vec<MemoryId> {
