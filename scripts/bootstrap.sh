@@ -78,6 +78,9 @@ has_command() {
 need_apt=()
 has_libclang || need_apt+=(libclang-dev)
 has_command g++ || need_apt+=(g++)
+# tests/test_simd_inlined.py reads the built module's disassembly with objdump (binutils; g++
+# pulls it in, but a machine may have a compiler without it on PATH).
+has_command objdump || need_apt+=(binutils)
 # The server's TLS test makes a throwaway certificate with the openssl command.
 has_command openssl || need_apt+=(openssl)
 # The TypeScript SDK (clients/typescript) builds and tests with Node.js 18+ and npm; Debian 12's
