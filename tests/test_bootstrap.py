@@ -1,5 +1,5 @@
 """The bootstrap's detection asks for exactly what the build lacks: libclang as clang-sys finds it
-(``libclang.so`` / ``libclang-N.so``, never ``libclang-cpp``), a C++ compiler, openssl,
+(``libclang.so`` / ``libclang-N.so``, never ``libclang-cpp``), a C++ compiler, objdump, openssl,
 Node.js and npm for the TypeScript SDK, and chromium for the explorer's browser tests.
 
 Each case builds a directory tree and points ``scripts/bootstrap.sh --check`` at it with
@@ -38,6 +38,7 @@ def touch(root: Path, relative: str, executable: bool = False) -> Path:
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     touch(tmp_path, "usr/bin/g++", executable=True)
+    touch(tmp_path, "usr/bin/objdump", executable=True)
     touch(tmp_path, "usr/bin/openssl", executable=True)
     touch(tmp_path, "usr/bin/node", executable=True)
     touch(tmp_path, "usr/bin/npm", executable=True)
@@ -85,11 +86,18 @@ def test_libclang_path_is_searched_alone(
 
 def test_no_compiler_asks_for_g_plus_plus(tmp_path: Path) -> None:
     touch(tmp_path, "usr/lib/llvm-14/lib/libclang.so")
+    touch(tmp_path, "usr/bin/objdump", executable=True)
     touch(tmp_path, "usr/bin/openssl", executable=True)
     touch(tmp_path, "usr/bin/node", executable=True)
     touch(tmp_path, "usr/bin/npm", executable=True)
     touch(tmp_path, "usr/bin/chromium", executable=True)
     assert missing(tmp_path) == ["g++"]
+
+
+def test_no_objdump_asks_for_binutils(root: Path) -> None:
+    touch(root, "usr/lib/llvm-14/lib/libclang.so")
+    (root / "usr/bin/objdump").unlink()
+    assert missing(root) == ["binutils"]
 
 
 def test_no_openssl_asks_for_it(root: Path) -> None:
@@ -127,7 +135,15 @@ def test_no_chromium_asks_for_it(root: Path) -> None:
 
 
 def test_a_bare_machine_asks_for_everything(tmp_path: Path) -> None:
-    assert missing(tmp_path) == ["libclang-dev", "g++", "openssl", "nodejs", "npm", "chromium"]
+    assert missing(tmp_path) == [
+        "libclang-dev",
+        "g++",
+        "binutils",
+        "openssl",
+        "nodejs",
+        "npm",
+        "chromium",
+    ]
 
 
 def test_this_machine_has_what_the_build_needs() -> None:
