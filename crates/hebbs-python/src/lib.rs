@@ -20,6 +20,10 @@ use hebbs_core::recall::{CausalDirection, Strategy};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+/// The allocator of every Rust allocation in the module.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The names of `strategies`, in order, as a tuple.
 fn strategy_names<'py>(
     py: Python<'py>,
