@@ -75,6 +75,7 @@ from hebbs.api import (
     ReviseRequest,
     SubscribeRequest,
     TombstonesRequest,
+    by_keyword,
     parse,
     resolve_quality,
     to_scoring_weights,
@@ -130,6 +131,18 @@ TokenPair = tuple[NDArray[np.int8], NDArray[np.float32]]
 #: A recall cue as the engine takes it: the pooled vector and, for the late-interaction stage,
 #: the token vectors (each None when not needed).
 Cue = tuple[Optional[NDArray[np.float32]], Optional[NDArray[np.float32]]]
+
+
+def _recall_checked(member: Hebbs, request: RecallRequest) -> RecallOutput:
+    """:meth:`Hebbs.recall` of a checked request: also on the organization's store when the
+    request includes it."""
+    organization = None
+    if request.include_organization:
+        if member._organization is None:
+            reason = "this store was opened without one (Hebbs.open(..., organization=PATH))"
+            raise invalid("include_organization", reason)
+        organization = member._organization
+    return recall_with(member, organization, request)
 
 
 class Hebbs:
@@ -386,6 +399,7 @@ class Hebbs:
                 raise invalid(f"ids[{index}]", error.reason, type(error)) from None
         return found
 
+    @by_keyword(RecallRequest, _recall_checked)
     def recall(
         self,
         cue: str | None = None,
@@ -452,14 +466,7 @@ class Hebbs:
         that reads vectors without a cue) is reported in ``strategy_errors`` while the others
         answer; only if every strategy fails does the call raise.
         """
-        request = parse(RecallRequest, locals())
-        organization = None
-        if request.include_organization:
-            if self._organization is None:
-                reason = "this store was opened without one (Hebbs.open(..., organization=PATH))"
-                raise invalid("include_organization", reason)
-            organization = self._organization
-        return recall_with(self, organization, request)
+        return _recall_checked(self, parse(RecallRequest, locals()))
 
     def _cue(self, request: RecallRequest) -> Cue:
         """The cue's vector (see :meth:`_cue_vector`) and, for the late-interaction stage, its
