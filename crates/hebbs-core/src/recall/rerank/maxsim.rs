@@ -421,22 +421,42 @@ mod tests {
         idf_scores(&best)
     }
 
-    fn case() -> impl Strategy<Value = (Vec<Vec<f32>>, Vec<TokenVectors>)> {
-        // Any width, and widths such as the model's; documents are quantised unit vectors.
-        prop_oneof![1usize..40, Just(64usize), Just(384usize)].prop_flat_map(|dimension| {
+    /// A cue of `query_tokens` tokens and `documents` documents of `document_tokens` tokens
+    /// each, all of one width drawn from `widths`; documents are quantised unit vectors.
+    fn cue_and_documents(
+        widths: impl Strategy<Value = usize>,
+        query_tokens: std::ops::Range<usize>,
+        document_tokens: std::ops::Range<usize>,
+        documents: std::ops::Range<usize>,
+    ) -> impl Strategy<Value = (Vec<Vec<f32>>, Vec<TokenVectors>)> {
+        widths.prop_flat_map(move |dimension| {
             let token = proptest::collection::vec(-1.0f32..1.0, dimension)
                 .prop_filter("not all zero", |v| v.iter().any(|x| x.abs() > 1e-3));
-            let query = proptest::collection::vec(token.clone(), 1..11);
-            let document = proptest::collection::vec(token, 1..8).prop_map(|rows| {
-                let cue = CueCodes::quantize(&rows);
-                TokenVectors {
-                    dimension: cue.dimension,
-                    codes: cue.codes,
-                    scales: cue.scales,
-                }
-            });
-            (query, proptest::collection::vec(document, 1..12))
+            let query = proptest::collection::vec(token.clone(), query_tokens.clone());
+            let document =
+                proptest::collection::vec(token, document_tokens.clone()).prop_map(|rows| {
+                    let cue = CueCodes::quantize(&rows);
+                    TokenVectors {
+                        dimension: cue.dimension,
+                        codes: cue.codes,
+                        scales: cue.scales,
+                    }
+                });
+            (
+                query,
+                proptest::collection::vec(document, documents.clone()),
+            )
         })
+    }
+
+    /// Any width, and widths such as the model's.
+    fn case() -> impl Strategy<Value = (Vec<Vec<f32>>, Vec<TokenVectors>)> {
+        cue_and_documents(
+            prop_oneof![1usize..40, Just(64usize), Just(384usize)],
+            1..11,
+            1..8,
+            1..12,
+        )
     }
 
     proptest! {
@@ -472,20 +492,12 @@ mod tests {
     /// remainder.
     #[cfg(target_arch = "x86_64")]
     fn avx2_case() -> impl Strategy<Value = (Vec<Vec<f32>>, Vec<TokenVectors>)> {
-        prop_oneof![Just(16usize), Just(48usize), Just(384usize)].prop_flat_map(|dimension| {
-            let token = proptest::collection::vec(-1.0f32..1.0, dimension)
-                .prop_filter("not all zero", |v| v.iter().any(|x| x.abs() > 1e-3));
-            let query = proptest::collection::vec(token.clone(), 1..28);
-            let document = proptest::collection::vec(token, 1..10).prop_map(|rows| {
-                let cue = CueCodes::quantize(&rows);
-                TokenVectors {
-                    dimension: cue.dimension,
-                    codes: cue.codes,
-                    scales: cue.scales,
-                }
-            });
-            (query, proptest::collection::vec(document, 1..4))
-        })
+        cue_and_documents(
+            prop_oneof![Just(16usize), Just(48usize), Just(384usize)],
+            1..28,
+            1..10,
+            1..4,
+        )
     }
 
     #[cfg(target_arch = "x86_64")]
