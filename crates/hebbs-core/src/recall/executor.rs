@@ -1,8 +1,9 @@
 //! The recall executor: runs the requested strategies (in parallel on rayon when there are
-//! several), deduplicates by id keeping the highest relevance and every detail, scores each
-//! memory with the composite score, ranks by it (a temporal-only recall stays newest first),
-//! lets the re-rank stage re-order the ranked head when the request asks for one, and
-//! truncates to `top_k`.
+//! several), deduplicates by id keeping the highest relevance and every detail, lets the
+//! re-rank stage re-score the most relevant candidates when the request asks for one (its
+//! calibrated score becomes their relevance), scores each memory with the composite score,
+//! ranks by it (a temporal-only recall without a stage stays newest first), and truncates to
+//! `top_k`.
 
 use rayon::prelude::*;
 
@@ -10,13 +11,13 @@ use super::plan::StrategyPlan;
 use super::request::RecallRequest;
 use super::rerank::{self, HeadEntry, HeadScores, Rerank, StageScore};
 use super::result::{RecallOutput, RecallResult, StrategyDetail, StrategyError};
-use super::scoring::composite_score;
+use super::scoring::ScoreSignals;
 use super::strategy::Strategy;
 use super::{analogical, causal, graph_context, hybrid, keyword, regex_scan, similarity, temporal};
 use crate::error::Result;
 use crate::index::text::TextIndex;
 use crate::index::vector::VectorIndex;
-use crate::memory::{IdMap, Memory, MemoryId};
+use crate::memory::{IdMap, Memory, MemoryId, RecordHeader};
 use crate::store::{ScoringFields, Store};
 
 /// One strategy's finding: a memory and how it matched.
@@ -99,10 +100,10 @@ pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
 }
 
 /// Deduplicates by id, in first-seen order, keeping the highest relevance and every detail.
-fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)> {
+fn merge(found: Vec<Vec<Candidate>>) -> Vec<Merged> {
     let mut position: IdMap<usize> =
         IdMap::with_capacity_and_hasher(found.iter().map(Vec::len).sum(), Default::default());
-    let mut merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)> = Vec::new();
+    let mut merged: Vec<Merged> = Vec::new();
     for candidate in found.into_iter().flatten() {
         match position.get(&candidate.id) {
             Some(at) => {
@@ -123,120 +124,202 @@ fn merge(found: Vec<Vec<Candidate>>) -> Vec<(MemoryId, f32, Vec<StrategyDetail>)
     merged
 }
 
-/// A ranked candidate: composite score, creation time, access count, id, details.
-type Ranked = (f32, u64, u64, MemoryId, Vec<StrategyDetail>);
+/// A ranked candidate.
+struct Ranked {
+    /// Its composite score.
+    score: f32,
+    /// The signals the score combines.
+    signals: ScoreSignals,
+    /// The re-rank stage's score, negative infinity when it did not score the candidate: what
+    /// breaks a tie of composite scores first (then the creation time, newest first).
+    stage: f32,
+    created_at: u64,
+    importance: f32,
+    access_count: u64,
+    id: MemoryId,
+    details: Vec<StrategyDetail>,
+}
 
-/// Re-orders the first `rerank_top_n` of `ranked`, with the neighbours the stage promotes into
-/// the head, by their stage score (stable: ties and the candidates the stage could not score
-/// keep their composite order, the unscored after the scored) and records the scores in each
-/// detail. A promoted neighbour that was ranked past the head moves into it with its entry; one
-/// no strategy found gets an entry of its own: a detail of the request's first strategy with
-/// relevance 0, and the composite score of that relevance.
-fn rerank_head(context: &RecallContext<'_>, ranked: &mut Vec<Ranked>) -> Result<()> {
-    let n = context.request.rerank_top_n.min(ranked.len());
-    let mut rest = ranked.split_off(n);
-    let head: Vec<HeadEntry> = ranked
+impl Ranked {
+    /// The entry of a candidate with `relevance` and these scoring fields.
+    fn new(
+        context: &RecallContext<'_>,
+        (id, relevance, details): Merged,
+        header: &RecordHeader,
+        access_count: u64,
+    ) -> Self {
+        let mut entry = Self {
+            score: 0.0,
+            signals: ScoreSignals::default(),
+            stage: f32::NEG_INFINITY,
+            created_at: header.created_at,
+            importance: header.importance,
+            access_count,
+            id,
+            details,
+        };
+        entry.rescore(context, relevance);
+        entry
+    }
+
+    /// Scores the entry again with `relevance` as its relevance signal.
+    fn rescore(&mut self, context: &RecallContext<'_>, relevance: f32) {
+        let weights = &context.request.scoring_weights;
+        self.signals = weights.signals(
+            relevance,
+            self.created_at,
+            self.importance,
+            self.access_count,
+            context.now_us,
+        );
+        self.score = weights.combine(&self.signals);
+    }
+}
+
+/// A merged candidate: its id, its best strategy relevance and every strategy's detail.
+type Merged = (MemoryId, f32, Vec<StrategyDetail>);
+
+/// Runs the re-rank stage on `head` (the `rerank_top_n` candidates the first stage ranked most
+/// relevant) and the neighbours it promotes (see [`rerank::score_head`]), appended to `head`:
+/// one in `tail` (ranked past the head) or in `rest` (never read) joins with its entry, one no
+/// strategy found with a detail of the request's first strategy and relevance 0. Each
+/// candidate the stage scored gets its scores in every detail and the calibrated stage score
+/// ([`rerank::Calibration`]) as its relevance signal. One it did not score (past the
+/// head, or without stored token vectors) is not known to match better than the weakest it
+/// scored: its relevance is its first-stage relevance capped at that one's. Every entry is
+/// scored again, so the composite orders them all on one relevance scale.
+fn rerank_head(
+    context: &RecallContext<'_>,
+    head: &mut Vec<Ranked>,
+    mut tail: Vec<Ranked>,
+    mut rest: Vec<Merged>,
+) -> Result<()> {
+    let weights = &context.request.scoring_weights;
+    let entries: Vec<HeadEntry> = head
         .iter()
         .map(|entry| HeadEntry {
-            id: entry.3,
-            created_at: entry.1,
+            id: entry.id,
+            created_at: entry.created_at,
             bm25: entry
-                .4
+                .details
                 .iter()
                 .filter_map(|detail| detail.bm25_score)
                 .reduce(f32::max),
+            line: weights.relevance_line(
+                entry.created_at,
+                entry.importance,
+                entry.access_count,
+                context.now_us,
+            ),
         })
         .collect();
-    let HeadScores { scores, promoted } = rerank::score_head(context, &head)?;
-    let mut scores = scores.into_iter();
-    let mut order: Vec<(usize, Option<StageScore>)> = scores.by_ref().take(n).enumerate().collect();
+    let HeadScores { scores, promoted } = rerank::score_head(context, &entries)?;
     let strategy = context
         .request
         .strategies
         .first()
         .map_or(Strategy::Hybrid, |config| config.strategy);
-    let mut fresh = Vec::new();
-    let mut fresh_scores = Vec::new();
-    for (entry, score) in promoted.iter().zip(scores) {
-        if let Some(at) = rest.iter().position(|ranked| ranked.3 == entry.id) {
-            order.push((ranked.len(), score));
-            ranked.push(rest.remove(at));
+    let mut joining: Vec<Merged> = Vec::new();
+    for entry in &promoted {
+        if let Some(at) = tail.iter().position(|ranked| ranked.id == entry.id) {
+            head.push(tail.remove(at));
+        } else if let Some(at) = rest.iter().position(|merged| merged.0 == entry.id) {
+            joining.push(rest.swap_remove(at));
         } else {
-            fresh.push((entry.id, 0.0, vec![StrategyDetail::new(strategy, 0.0)]));
-            fresh_scores.push((entry.id, score));
+            joining.push((entry.id, 0.0, vec![StrategyDetail::new(strategy, 0.0)]));
         }
     }
-    let mut added = Vec::new();
-    rank_into(context, fresh, &mut added)?;
-    for entry in added {
-        if let Some((_, score)) = fresh_scores.iter().find(|(id, _)| *id == entry.3) {
-            order.push((ranked.len(), *score));
-            ranked.push(entry);
+    rank_into(context, joining, head)?;
+    let by_id: IdMap<StageScore> = entries
+        .iter()
+        .chain(&promoted)
+        .map(|entry| entry.id)
+        .zip(scores)
+        .filter_map(|(id, score)| Some((id, score?)))
+        .collect();
+    let mut weakest = f32::INFINITY;
+    for entry in head.iter_mut() {
+        let Some(stage) = by_id.get(&entry.id) else {
+            continue;
+        };
+        for detail in &mut entry.details {
+            detail.late_interaction_score = Some(stage.late_interaction);
+            detail.rerank_score = Some(stage.total);
+        }
+        entry.stage = stage.total;
+        entry.rescore(context, stage.relevance);
+        weakest = weakest.min(entry.signals.relevance);
+    }
+    head.extend(tail);
+    if weakest.is_finite() {
+        for entry in head
+            .iter_mut()
+            .filter(|entry| !by_id.contains_key(&entry.id))
+        {
+            entry.rescore(context, entry.signals.relevance.min(weakest));
         }
     }
-    order.sort_by(|a, b| match (a.1, b.1) {
-        (Some(x), Some(y)) => y.total.total_cmp(&x.total),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
-    let mut slots: Vec<Option<Ranked>> = std::mem::take(ranked).into_iter().map(Some).collect();
-    for (from, stage) in order {
-        let mut entry = slots[from].take().expect("each position is taken once");
-        if let Some(stage) = stage {
-            for detail in &mut entry.4 {
-                detail.late_interaction_score = Some(stage.late_interaction);
-                detail.rerank_score = Some(stage.total);
-            }
-        }
-        ranked.push(entry);
-    }
-    ranked.extend(rest);
     Ok(())
 }
 
 /// Scores every candidate from its scoring fields alone (cached in memory on a warm path, see
 /// [`Store::scoring_fields`]; skipping memories a revision superseded unless the request
-/// includes them), keeps the best `top_k`, and only then reads and assembles their records (a
-/// memory forgotten meanwhile drops out). A temporal-only recall keeps its timeline order
-/// (newest first, seed 000) and still reports each composite score. When the score is
-/// relevance alone (see [`ranks_by_relevance`]) only the most relevant candidates are scored.
-fn score(
-    context: &RecallContext<'_>,
-    merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
-) -> Result<Vec<RecallResult>> {
-    let now = context.now_us;
-    let mut ranked = if ranks_by_relevance(context.request) {
-        rank_most_relevant(context, merged)?
-    } else {
-        rank_all(context, merged)?
-    };
+/// includes them), ranks them by the composite score, keeps the best `top_k`, and only then
+/// reads and assembles their records (a memory forgotten meanwhile drops out). A temporal-only
+/// recall without a re-rank stage keeps its timeline order (newest first, seed 000) and still
+/// reports each composite score. When the score is relevance alone (see [`ranks_by_relevance`]) only the most
+/// relevant candidates are scored. With a re-rank stage, the head it re-scores is the
+/// `rerank_top_n` most relevant candidates; the stage's calibrated score becomes their
+/// relevance, and the composite orders them with the rest (see [`rerank_head`]).
+fn score(context: &RecallContext<'_>, merged: Vec<Merged>) -> Result<Vec<RecallResult>> {
     let request = context.request;
-    if temporal_only(request) {
-        ranked.sort_by_key(|entry| entry.4[0].rank);
+    let now = context.now_us;
+    let mut ranked = if request.rerank != Rerank::None {
+        let (mut head, rest) = most_relevant(context, merged, request.candidate_pool(), 1.0)?;
+        let tail = head.split_off(request.rerank_top_n.min(head.len()));
+        rerank_head(context, &mut head, tail, rest)?;
+        head
+    } else if ranks_by_relevance(request) {
+        let weight = request.scoring_weights.w_relevance;
+        most_relevant(context, merged, request.top_k, weight)?.0
     } else {
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        let mut ranked = Vec::with_capacity(merged.len());
+        rank_into(context, merged, &mut ranked)?;
+        ranked
+    };
+    if temporal_only(request) && request.rerank == Rerank::None {
+        ranked.sort_by_key(|entry| entry.details[0].rank);
+    } else {
+        ranked.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(b.stage.total_cmp(&a.stage))
+                .then(b.created_at.cmp(&a.created_at))
+        });
     }
-    if request.rerank != Rerank::None {
-        rerank_head(context, &mut ranked)?;
-    }
-    ranked.truncate(context.request.top_k);
-    let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.3).collect();
+    ranked.truncate(request.top_k);
+    let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.id).collect();
     let records = context.store.cached_records(&ids)?;
-    let vectors = if context.request.include_embedding {
+    let vectors = if request.include_embedding {
         context.store.vectors(&ids)?
     } else {
         vec![None; ranked.len()]
     };
     let mut results = Vec::with_capacity(ranked.len());
-    for (((score, _, count, id, details), record), embedding) in
-        ranked.into_iter().zip(records).zip(vectors)
-    {
+    for ((entry, record), embedding) in ranked.into_iter().zip(records).zip(vectors) {
         let Some(stored) = record else { continue };
         results.push(RecallResult {
-            memory: Memory::assemble(id, (*stored).clone(), count + 1, now, embedding, now),
-            score,
-            strategy_details: details,
+            memory: Memory::assemble(
+                entry.id,
+                (*stored).clone(),
+                entry.access_count + 1,
+                now,
+                embedding,
+                now,
+            ),
+            score: entry.score,
+            signals: entry.signals,
+            strategy_details: entry.details,
             expansion_context: Vec::new(),
         });
     }
@@ -260,47 +343,36 @@ fn temporal_only(request: &RecallRequest) -> bool {
     request.strategies.len() == 1 && request.strategies[0].strategy == Strategy::Temporal
 }
 
-/// A candidate's place in a relevance-only ranking: its relevance as the score counts it.
-fn counted_relevance(relevance: f32) -> f32 {
-    relevance.clamp(0.0, 1.0)
-}
-
-/// The ranking entries of every candidate the request accepts (see [`score`]).
-fn rank_all(
+/// The ranking entries of the `n` most relevant accepted candidates, read `n` at a time, most
+/// relevant first, and the candidates never read. Candidates whose `weight * relevance` ties
+/// the `n`-th's are read too, so the creation-time tie-break still decides (with a weight of
+/// 0, every candidate ties).
+fn most_relevant(
     context: &RecallContext<'_>,
-    merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
-) -> Result<Vec<Ranked>> {
-    let mut ranked = Vec::with_capacity(merged.len());
-    rank_into(context, merged, &mut ranked)?;
-    Ok(ranked)
-}
-
-/// The ranking entries of the most relevant accepted candidates, read `top_k` at a time, most
-/// relevant first, until `top_k` are accepted and the next candidate would score below the last
-/// of them (ties are all kept, for the creation-time tie-break).
-fn rank_most_relevant(
-    context: &RecallContext<'_>,
-    mut merged: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
-) -> Result<Vec<Ranked>> {
-    let top_k = context.request.top_k.max(1);
-    let weight = context.request.scoring_weights.w_relevance;
-    merged.sort_by(|a, b| counted_relevance(b.1).total_cmp(&counted_relevance(a.1)));
-    let mut ranked: Vec<Ranked> = Vec::with_capacity(top_k);
+    mut merged: Vec<Merged>,
+    n: usize,
+    weight: f32,
+) -> Result<(Vec<Ranked>, Vec<Merged>)> {
+    let n = n.max(1);
+    merged.sort_by(|a, b| b.1.clamp(0.0, 1.0).total_cmp(&a.1.clamp(0.0, 1.0)));
+    let mut ranked: Vec<Ranked> = Vec::with_capacity(n);
     let mut rest = merged.into_iter().peekable();
     while let Some(next) = rest.peek() {
-        if ranked.len() >= top_k && weight * counted_relevance(next.1) < ranked[top_k - 1].0 {
+        if ranked.len() >= n
+            && weight * next.1.clamp(0.0, 1.0) < weight * ranked[n - 1].signals.relevance
+        {
             break;
         }
-        rank_into(context, rest.by_ref().take(top_k).collect(), &mut ranked)?;
+        rank_into(context, rest.by_ref().take(n).collect(), &mut ranked)?;
     }
-    Ok(ranked)
+    Ok((ranked, rest.collect()))
 }
 
 /// Appends to `ranked` the entries of those of `candidates` the request accepts, in order,
 /// reading their scoring fields in one call.
 fn rank_into(
     context: &RecallContext<'_>,
-    candidates: Vec<(MemoryId, f32, Vec<StrategyDetail>)>,
+    candidates: Vec<Merged>,
     ranked: &mut Vec<Ranked>,
 ) -> Result<()> {
     let ids: Vec<MemoryId> = candidates.iter().map(|entry| entry.0).collect();
@@ -309,31 +381,13 @@ fn rank_into(
     let keep_records = ranks_by_relevance(context.request);
     let fields = context.store.scoring_fields(&ids, keep_records)?;
     for (candidate, fields) in candidates.into_iter().zip(fields) {
-        if let Some(entry) = ranked_entry(context, candidate, fields) {
-            ranked.push(entry);
+        let Some(ScoringFields { header, access }) = fields else {
+            continue;
+        };
+        if header.superseded && !context.request.include_superseded {
+            continue;
         }
+        ranked.push(Ranked::new(context, candidate, &header, access.count));
     }
     Ok(())
-}
-
-/// One candidate's ranking entry, or `None` when it no longer exists or a revision superseded
-/// it and the request leaves those out.
-fn ranked_entry(
-    context: &RecallContext<'_>,
-    (id, relevance, details): (MemoryId, f32, Vec<StrategyDetail>),
-    fields: Option<ScoringFields>,
-) -> Option<Ranked> {
-    let ScoringFields { header, access } = fields?;
-    if header.superseded && !context.request.include_superseded {
-        return None;
-    }
-    let score = composite_score(
-        &context.request.scoring_weights,
-        relevance,
-        header.created_at,
-        header.importance,
-        access.count,
-        context.now_us,
-    );
-    Some((score, header.created_at, access.count, id, details))
 }

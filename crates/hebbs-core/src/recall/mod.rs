@@ -31,13 +31,13 @@ pub use hybrid::{reciprocal_rank_fusion, DEFAULT_RRF_K, HYBRID_MIN_POOL};
 pub use prime::{PrimeOutput, PrimeRequest, DEFAULT_PRIME_MAX_MEMORIES};
 pub use regex_scan::{REGEX_MAX_SCANNED, REGEX_TIME_BUDGET};
 pub use request::{
-    RecallRequest, DEFAULT_ANALOGICAL_ALPHA, DEFAULT_CAUSAL_DEPTH, DEFAULT_TOP_K, MAX_CAUSAL_DEPTH,
-    MAX_TOP_K,
+    RecallRequest, DEFAULT_ANALOGICAL_ALPHA, DEFAULT_CAUSAL_DEPTH, DEFAULT_RERANK,
+    DEFAULT_STRATEGIES, DEFAULT_TOP_K, MAX_CAUSAL_DEPTH, MAX_TOP_K,
 };
 pub use rerank::{Rerank, DEFAULT_RERANK_TOP_N, MAX_RERANK_TOP_N};
 pub use result::{ExpansionEdge, RecallOutput, RecallResult, StrategyDetail, StrategyError};
 pub use scoring::{
-    composite_score, ScoringWeights, DEFAULT_MAX_AGE_US, DEFAULT_REINFORCEMENT_CAP,
+    composite_score, ScoreSignals, ScoringWeights, DEFAULT_MAX_AGE_US, DEFAULT_REINFORCEMENT_CAP,
     DEFAULT_W_IMPORTANCE, DEFAULT_W_RECENCY, DEFAULT_W_REINFORCEMENT, DEFAULT_W_RELEVANCE,
 };
 pub(crate) use similarity::nearest_to;

@@ -23,6 +23,11 @@ pub const DEFAULT_CAUSAL_DEPTH: usize = 5;
 pub const MAX_CAUSAL_DEPTH: usize = 10;
 /// Weight of embedding similarity in analogical relevance when the caller does not say.
 pub const DEFAULT_ANALOGICAL_ALPHA: f32 = 0.5;
+/// The strategies of the default recall of a cue ([`RecallRequest::cue`], seed 004's
+/// pipeline): dense and BM25 searches fused by reciprocal rank.
+pub const DEFAULT_STRATEGIES: [Strategy; 1] = [Strategy::Hybrid];
+/// The re-rank stage of the default recall of a cue.
+pub const DEFAULT_RERANK: Rerank = Rerank::LateInteraction;
 
 /// A recall request. Build one with [`RecallRequest::similarity`] or
 /// [`RecallRequest::temporal`] and adjust the public fields; per-strategy overrides go in
@@ -113,6 +118,20 @@ impl RecallRequest {
             rerank: Rerank::None,
             rerank_top_n: DEFAULT_RERANK_TOP_N,
             cue_token_vectors: None,
+        }
+    }
+
+    /// The default recall of a cue (seed 004's pipeline under seed 000's composite):
+    /// [`DEFAULT_STRATEGIES`] over the cue's text and vector, then the [`DEFAULT_RERANK`] stage
+    /// over the [`DEFAULT_RERANK_TOP_N`] most relevant candidates with the cue's token vectors
+    /// (from the same encoder pass as `vector`), its calibrated score the relevance of the
+    /// default composite; every other field at its default.
+    pub fn cue(text: impl Into<String>, vector: Vec<f32>, token_vectors: Vec<Vec<f32>>) -> Self {
+        Self {
+            cue_text: Some(text.into()),
+            rerank: DEFAULT_RERANK,
+            cue_token_vectors: Some(token_vectors),
+            ..Self::similarity(vector).with_strategies(&DEFAULT_STRATEGIES)
         }
     }
 

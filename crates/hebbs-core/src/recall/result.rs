@@ -1,6 +1,7 @@
 //! What a recall answers (seed 003 `StrategyDetail`, `RecallResult`, `StrategyError`,
 //! `RecallOutput`).
 
+use super::scoring::ScoreSignals;
 use super::strategy::Strategy;
 use crate::error::HebbsError;
 use crate::memory::{EdgeType, Memory, MemoryId};
@@ -64,8 +65,10 @@ impl StrategyDetail {
 pub struct RecallResult {
     /// The memory, with its access count after this recall.
     pub memory: Memory,
-    /// The composite score.
+    /// The composite score: `ScoringWeights::combine` of `signals` with the request's weights.
     pub score: f32,
+    /// The four signals the score combines.
+    pub signals: ScoreSignals,
     /// One entry per strategy that found it.
     pub strategy_details: Vec<StrategyDetail>,
     /// Its strongest relationships, strongest first (see `RecallRequest::graph_context`).

@@ -4,6 +4,7 @@ mod access_counts;
 mod atomic_write;
 mod checkpoint_corruption;
 mod common;
+mod composite_order;
 mod concurrency;
 mod crash_recovery;
 mod edges_revise;

@@ -1,8 +1,11 @@
 //! The late-interaction re-rank stage and what it reads: token vectors stored by `remember`
 //! (and replaced by `revise`), the conversation order of a `session_id` (kept across a reopen,
-//! left by forget, a revision in the revised memory's place), and a recall whose head only is re-ordered, with its scores in the details.
+//! left by forget, a revision in the revised memory's place), and a recall whose head only is
+//! re-scored, with its scores in the details and its calibrated score as the relevance signal.
 
-use hebbs_core::recall::rerank::{CueCodes, CONVERSATION_WEIGHT, NEIGHBOUR_WEIGHT, WINDOW_WEIGHT};
+use hebbs_core::recall::rerank::{
+    Calibration, CueCodes, CONVERSATION_WEIGHT, NEIGHBOUR_WEIGHT, WINDOW_WEIGHT,
+};
 use hebbs_core::recall::Rerank;
 use hebbs_core::{
     Engine, ForgetRequest, MemoryId, RecallRequest, RememberInput, RevisionInput, ScoringWeights,
@@ -235,25 +238,53 @@ fn the_stage_reorders_only_the_head_and_reports_its_scores() {
     let plain_ids: Vec<MemoryId> = plain.results.iter().map(|r| r.memory.id).collect();
     assert_eq!(plain_ids, ids);
     let output = engine.recall(&late_interaction(&[1, 2], 5, 3)).unwrap();
-    let order: Vec<MemoryId> = output.results.iter().map(|r| r.memory.id).collect();
-    assert_eq!(order, vec![ids[2], ids[1], ids[0], ids[3], ids[4]]);
-    for result in &output.results[..3] {
+    assert_eq!(output.results[0].memory.id, ids[2]);
+    let scored: Vec<&hebbs_core::RecallResult> = output
+        .results
+        .iter()
+        .filter(|r| r.strategy_details[0].rerank_score.is_some())
+        .collect();
+    assert_eq!(scored.len(), 3, "the head is the three most relevant");
+    let late = |r: &&hebbs_core::RecallResult| r.strategy_details[0].late_interaction_score;
+    let calibration = Calibration {
+        floor: Calibration::floor_of(scored.iter().filter_map(late).collect()),
+        best: scored.iter().filter_map(late).fold(f32::MIN, f32::max),
+    };
+    for result in &scored {
         let detail = &result.strategy_details[0];
         let late = detail
             .late_interaction_score
             .expect("a head result is scored");
         assert_eq!(detail.rerank_score, Some(late), "no signal applies here");
+        let relevance = calibration.relevance(late);
+        assert!(
+            (result.signals.relevance - relevance).abs() < 1e-6,
+            "min-max over the head"
+        );
+        assert_eq!(
+            result.score, result.signals.relevance,
+            "relevance-only weights"
+        );
     }
+    assert_eq!(output.results[0].signals.relevance, 1.0);
     assert!(output.results[0].strategy_details[0].late_interaction_score > Some(0.99));
-    for result in &output.results[3..] {
+    // Past the head, m3 and m4 keep no stage score, and are not taken to match better than
+    // the weakest candidate the stage scored (relevance 0: at or below the head's upper
+    // quartile): their relevance is capped at its.
+    let weakest = scored
+        .iter()
+        .map(|r| r.signals.relevance)
+        .fold(f32::INFINITY, f32::min);
+    for id in [ids[3], ids[4]] {
+        let result = output.results.iter().find(|r| r.memory.id == id).unwrap();
         assert_eq!(result.strategy_details[0].rerank_score, None);
+        assert_eq!(result.signals.relevance, weakest);
+        assert_eq!(result.score, weakest);
     }
-    let scores: Vec<f32> = output.results.iter().map(|r| r.score).collect();
-    let plain_scores: Vec<f32> = plain.results.iter().map(|r| r.score).collect();
-    assert_eq!(
-        scores[3..],
-        plain_scores[3..],
-        "the composite score stays the result's score"
+    let plain_relevance = plain.results[3].strategy_details[0].relevance;
+    assert!(
+        plain_relevance > weakest,
+        "the cap lowered the first stage's cosine"
     );
 }
 
@@ -345,10 +376,11 @@ fn a_strong_candidates_neighbours_join_the_head() {
     };
     // The promoted answer turn: first, its own score and nothing else (its neighbours match
     // nothing, its window holds its own match, no other head candidate of the conversation
-    // matches), a detail of the request's strategy with relevance 0 and composite score 0.
+    // matches), a detail of the request's strategy with relevance 0, and the best stage score
+    // of the head, so relevance 1.
     assert_eq!(output.results[0].memory.id, answer.id);
     let (score, details) = detail(answer.id).unwrap();
-    assert_eq!(score, 0.0);
+    assert_eq!(score, 1.0, "the best stage score in the head: relevance 1");
     assert_eq!(details.len(), 1);
     assert_eq!(details[0].strategy, Strategy::Similarity);
     assert_eq!(details[0].relevance, 0.0);

@@ -1,6 +1,8 @@
-//! The re-rank stage of recall: after the strategies' candidates are merged and ranked by the
-//! composite score, the first `rerank_top_n` of them are scored again, reading the cue and each
-//! candidate together, and re-ordered by that score (the rest keep their order behind them).
+//! The re-rank stage of recall: after the strategies' candidates are merged, the
+//! `rerank_top_n` most relevant of them (the head) are scored again, reading the cue and each
+//! candidate together. The stage's score, calibrated to 0..=1 (`calibration.rs`), becomes the
+//! candidate's relevance signal, and seed 000's composite score orders the results as in every
+//! recall (the default recall is this stage over `hybrid`: `RecallRequest::cue`).
 //!
 //! [`Rerank::LateInteraction`] scores a candidate by IDF-weighted max-sim of the cue's token
 //! vectors (`RecallRequest::cue_token_vectors`) against the candidate's stored int8 token
@@ -38,6 +40,7 @@
 //! that reads every neighbour, from fewer reads (about 510 against 646 values a query on the
 //! 100k bench store, docs/hybrid.md). Every read is split across the rayon threads.
 
+mod calibration;
 mod cue_signals;
 mod maxsim;
 
@@ -45,6 +48,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
+pub use calibration::{Calibration, FLOOR_QUANTILE};
 pub use cue_signals::{NamedTime, ENTITY_BONUS, TIME_BONUS};
 pub use maxsim::{
     best_matches, idf_scores, idf_weights, weighted_score, CueCodes, IDF_MATCH_THRESHOLD,
@@ -129,8 +133,10 @@ impl FromStr for Rerank {
 pub(crate) struct StageScore {
     /// Its own late-interaction score.
     pub late_interaction: f32,
-    /// The score it is ordered by: late interaction plus the signals.
+    /// The stage's score: late interaction plus the signals.
     pub total: f32,
+    /// `total` calibrated to the relevance signal ([`Calibration`]).
+    pub relevance: f32,
 }
 
 /// Checks the cue's token vectors: at least one, at most [`MAX_TOKENS_PER_MEMORY`], all of one
@@ -184,9 +190,13 @@ pub(crate) struct HeadEntry {
     /// Its BM25 score from the first stage, when a strategy computed one (`hybrid`,
     /// `keyword`).
     pub bm25: Option<f32>,
+    /// Its composite score as a function of its relevance, `(slope, offset)`
+    /// (`ScoringWeights::relevance_line`): the stage orders by the composite of the
+    /// calibrated stage score.
+    pub line: (f32, f32),
 }
 
-/// Stage scores of `head` (in composite order) and of the neighbours it promotes (see
+/// Stage scores of `head` (the first stage's most relevant) and of the neighbours it promotes (see
 /// [`promote`]), None for a candidate without stored token vectors. The request was
 /// validated: late interaction has its cue tokens. The IDF weights are counted over `head`
 /// alone, and a promoted neighbour is then scored as a head candidate.
@@ -194,13 +204,16 @@ pub(crate) struct HeadEntry {
 /// Two passes. The head's own token vectors are read and scored first (the IDF weights are
 /// counted over them), while the ids of the head's conversation neighbours are looked up on
 /// the other rayon threads (the promotion and the second pass take them from there); that
-/// gives every signal but the neighbours', so each candidate's total
-/// lies between its `base` (no neighbour counted: its window holds at least its own best
-/// matches) and `base + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (1 - own)` (a score is at most 1,
-/// see `maxsim.rs`). Then the neighbours' token vectors are read only for the candidates
-/// that can still reach the recall's `top_k`: in batches of [`NEIGHBOUR_BATCH`], best bound
-/// first, until every candidate left has a bound below the `top_k`-th best total known. The
-/// `top_k` results therefore carry exactly the scores of a pass that reads every neighbour; a
+/// gives every signal but the neighbours', so each candidate's total lies between its `base`
+/// (no neighbour counted: its window holds at least its own best matches) and
+/// `base + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (1 - own)` (a score is at most 1, see
+/// `maxsim.rs`). Then the neighbours' token vectors are read only for the candidates that can
+/// still matter, in batches of [`NEIGHBOUR_BATCH`], best bound first ([`SecondPass::settle`]):
+/// first until the best total is known exactly, which fixes the [`Calibration`] (its floor,
+/// a quantile of the `base`s, is known from the first pass); then until no candidate left can reach
+/// the recall's `top_k` by its composite score (`HeadEntry::line` of its calibrated total,
+/// increasing in the total, so a bound on the total bounds the composite). The `top_k`
+/// results therefore carry exactly the scores of a pass that reads every neighbour; a
 /// candidate left out keeps its `base` (it cannot be returned).
 pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Result<HeadScores> {
     let request = context.request;
@@ -268,83 +281,144 @@ pub(crate) fn score_head(context: &RecallContext<'_>, head: &[HeadEntry]) -> Res
             Some(total)
         })
         .collect();
-    // Best matches of every memory read, by id.
-    let mut read: HashMap<MemoryId, Option<Vec<f32>>> =
-        ids.iter().copied().zip(head_best).collect();
-    // Exact totals of the candidates whose neighbours were scored.
-    let mut total: Vec<Option<f32>> = vec![None; head.len()];
-    let k = request.top_k;
-    loop {
-        let threshold = kth_largest(
-            base.iter()
-                .zip(&total)
-                .filter_map(|(base, total)| total.or(*base)),
-            k,
-        );
-        let mut open: Vec<(f32, usize)> = (0..head.len())
-            .filter(|i| total[*i].is_none())
-            .filter_map(|i| {
-                let upper = base[i]? + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (MAX_COSINE - own[i]?);
-                Some((upper, i))
-            })
-            .filter(|(upper, _)| *upper >= threshold)
-            .collect();
-        if open.is_empty() {
-            break;
-        }
-        open.sort_by(|a, b| b.0.total_cmp(&a.0));
-        open.truncate(NEIGHBOUR_BATCH);
-        let open: Vec<usize> = open.into_iter().map(|(_, i)| i).collect();
-        let mut unread: Vec<MemoryId> = Vec::new();
-        for id in open.iter().filter_map(|i| arounds[*i].as_ref()).flatten() {
-            if !read.contains_key(id) && !unread.contains(id) {
-                unread.push(*id);
-            }
-        }
-        let best = best_matches_of(context, &query, &unread)?;
-        read.extend(unread.into_iter().zip(best));
-        for i in &open {
-            total[*i] = base[*i];
-        }
-        for (i, around) in open.iter().filter_map(|i| Some((i, arounds[*i].as_ref()?))) {
-            let (Some(base), Some(own), Some(Some(own_best))) =
-                (base[*i], own[*i], read.get(&ids[*i]))
-            else {
-                continue;
-            };
-            let mut window = own_best.clone();
-            let mut best_neighbour = 0.0f32;
-            for best in around.iter().filter_map(|id| read.get(id)).flatten() {
-                best_neighbour = best_neighbour.max(weighted_score(best, &weights));
-                for (slot, value) in window.iter_mut().zip(best) {
-                    *slot = slot.max(*value);
-                }
-            }
-            let window = weighted_score(&window, &weights);
-            total[*i] =
-                Some(base + NEIGHBOUR_WEIGHT * best_neighbour + WINDOW_WEIGHT * (window - own));
-        }
-    }
+    let mut pass = SecondPass {
+        context,
+        query: &query,
+        weights: &weights,
+        ids: &ids,
+        arounds: &arounds,
+        own: &own,
+        base: &base,
+        read: ids.iter().copied().zip(head_best).collect(),
+        total: vec![None; head.len()],
+    };
+    // The best score first (few reads: the best bounds), then the normalisation is fixed and
+    // the composite's `top_k` are settled.
+    pass.settle(1, |_, total| total)?;
+    let calibration = Calibration {
+        floor: Calibration::floor_of(base.iter().flatten().copied().collect()),
+        best: pass.best_known(),
+    };
+    pass.settle(request.top_k, |i, total| {
+        head[i].line.0 * calibration.relevance(total) + head[i].line.1
+    })?;
     let scores = own
         .iter()
-        .zip(base.iter().zip(&total))
+        .zip(base.iter().zip(&pass.total))
         .map(|(own, (base, total))| {
+            let total = total.or(*base)?;
             Some(StageScore {
                 late_interaction: (*own)?,
-                total: total.or(*base)?,
+                total,
+                relevance: calibration.relevance(total),
             })
         })
         .collect();
     Ok(HeadScores { scores, promoted })
 }
 
+/// The stage's second pass: each candidate's exact total once its neighbours are read.
+struct SecondPass<'a> {
+    context: &'a RecallContext<'a>,
+    query: &'a CueCodes,
+    weights: &'a [f32],
+    ids: &'a [MemoryId],
+    arounds: &'a [Option<Vec<MemoryId>>],
+    own: &'a [Option<f32>],
+    base: &'a [Option<f32>],
+    /// Best matches of every memory read, by id.
+    read: HashMap<MemoryId, Option<Vec<f32>>>,
+    /// Exact totals of the candidates whose neighbours were scored.
+    total: Vec<Option<f32>>,
+}
+
+impl SecondPass<'_> {
+    /// The best total known (the exact best once [`Self::settle`] ran with `k = 1` and the
+    /// total itself as the value).
+    fn best_known(&self) -> f32 {
+        (0..self.total.len())
+            .filter_map(|i| self.total[i].or(self.base[i]))
+            .fold(f32::NEG_INFINITY, f32::max)
+    }
+
+    /// Reads the neighbours of the candidates whose `value` (increasing in their total) can
+    /// still reach the `k`-th best value known, in batches of [`NEIGHBOUR_BATCH`], best bound
+    /// first, until none can: then the `k` best by `value` have exact totals.
+    fn settle(&mut self, k: usize, value: impl Fn(usize, f32) -> f32) -> Result<()> {
+        let (base, own) = (self.base, self.own);
+        loop {
+            let threshold = kth_largest(
+                (0..self.total.len()).filter_map(|i| Some(value(i, self.total[i].or(base[i])?))),
+                k,
+            );
+            let mut open: Vec<(f32, usize)> = (0..self.total.len())
+                .filter(|i| self.total[*i].is_none())
+                .filter_map(|i| {
+                    let upper =
+                        base[i]? + NEIGHBOUR_WEIGHT + WINDOW_WEIGHT * (MAX_COSINE - own[i]?);
+                    Some((value(i, upper), i))
+                })
+                .filter(|(upper, _)| *upper >= threshold)
+                .collect();
+            if open.is_empty() {
+                return Ok(());
+            }
+            open.sort_by(|a, b| b.0.total_cmp(&a.0));
+            open.truncate(NEIGHBOUR_BATCH);
+            let open: Vec<usize> = open.into_iter().map(|(_, i)| i).collect();
+            self.score_neighbours(&open)?;
+        }
+    }
+
+    /// Reads the unread neighbours of the candidates `open` and sets their exact totals.
+    fn score_neighbours(&mut self, open: &[usize]) -> Result<()> {
+        let mut unread: Vec<MemoryId> = Vec::new();
+        for id in open
+            .iter()
+            .filter_map(|i| self.arounds[*i].as_ref())
+            .flatten()
+        {
+            if !self.read.contains_key(id) && !unread.contains(id) {
+                unread.push(*id);
+            }
+        }
+        let best = best_matches_of(self.context, self.query, &unread)?;
+        self.read.extend(unread.into_iter().zip(best));
+        for i in open {
+            self.total[*i] = self.base[*i];
+        }
+        for (i, around) in open
+            .iter()
+            .filter_map(|i| Some((*i, self.arounds[*i].as_ref()?)))
+        {
+            let (Some(base), Some(own), Some(Some(own_best))) =
+                (self.base[i], self.own[i], self.read.get(&self.ids[i]))
+            else {
+                continue;
+            };
+            let mut window = own_best.clone();
+            let mut best_neighbour = 0.0f32;
+            for best in around.iter().filter_map(|id| self.read.get(id)).flatten() {
+                best_neighbour = best_neighbour.max(weighted_score(best, self.weights));
+                for (slot, value) in window.iter_mut().zip(best) {
+                    *slot = slot.max(*value);
+                }
+            }
+            let window = weighted_score(&window, self.weights);
+            self.total[i] =
+                Some(base + NEIGHBOUR_WEIGHT * best_neighbour + WINDOW_WEIGHT * (window - own));
+        }
+        Ok(())
+    }
+}
+
 /// The conversation neighbours of the [`PROMOTE_TOP`] head candidates with the best own
 /// scores that are not in the head themselves, in that order, each once: live memories (not
 /// superseded unless the request includes those), within the request's entity scope when
 /// every strategy has one and within its time range when every strategy is a `temporal` one
-/// with a range (the only strategy that reads it), with their creation time and no BM25
-/// score. None when the request sets a relevance floor (`min_relevance`): a promoted memory
-/// has no first-stage relevance.
+/// with a range (the only strategy that reads it), with their creation time, their composite
+/// line and no BM25 score. None when the request sets a relevance floor (`min_relevance`): a
+/// promoted memory has no first-stage relevance.
 fn promote(
     context: &RecallContext<'_>,
     ids: &[MemoryId],
@@ -379,11 +453,14 @@ fn promote(
         }
     }
     let records = context.store.cached_records(&found)?;
+    let fields = context.store.scoring_fields(&found, false)?;
+    let weights = &request.scoring_weights;
     Ok(found
         .into_iter()
         .zip(records)
-        .filter_map(|(id, record)| {
-            let record = record?;
+        .zip(fields)
+        .filter_map(|((id, record), fields)| {
+            let (record, fields) = (record?, fields?);
             let in_scope = scopes.as_ref().is_none_or(|scopes| {
                 record
                     .entity_id
@@ -400,6 +477,12 @@ fn promote(
                 id,
                 created_at: record.created_at,
                 bm25: None,
+                line: weights.relevance_line(
+                    record.created_at,
+                    record.importance,
+                    fields.access.count,
+                    context.now_us,
+                ),
             })
         })
         .collect())
