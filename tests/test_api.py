@@ -42,6 +42,11 @@ def test_paraphrase_recalls_its_memory_first(store: Store) -> None:
         out = store.recall(cue, top_k=3)
         assert out.results[0].memory.id == stored[expected].id, cue
         detail = out.results[0].strategy_details[0]
+        assert detail.strategy == "hybrid", "the default pipeline"
+        assert detail.rerank_score is not None
+        similar = store.recall(cue, strategies=["similarity"], top_k=3)
+        assert similar.results[0].memory.id == stored[expected].id, cue
+        detail = similar.results[0].strategy_details[0]
         assert detail.strategy == "similarity"
         assert detail.distance is not None
         assert detail.relevance == pytest.approx(1 - detail.distance, abs=1e-5)

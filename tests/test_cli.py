@@ -243,15 +243,21 @@ def test_recall_paraphrase_ranks_the_memory_first(cli: Cli) -> None:
     run = cli("recall", PARAPHRASE, "--top-k", "3")
     assert run.code == EXIT_OK, run.err
     header, first_row, *_ = run.out.splitlines()
-    assert header.split()[:3] == ["#", "score", "similarity"]
+    assert header.split()[:3] == ["#", "score", "hybrid"], "the default pipeline"
     assert first_row.split()[0] == "1"
     assert "Acme's CFO asked for a 15% discount" in first_row
-    assert "rel=" in first_row
-    assert "dist=" in first_row
+    assert "rerank=" in first_row
+    assert "li=" in first_row
 
     results = cli("recall", PARAPHRASE, "--json").json()["results"]
     assert results[0]["memory"]["content"] == DISCOUNT
     [detail] = results[0]["strategy_details"]
+    assert detail["strategy"] == "hybrid"
+    assert detail["rerank_score"] is not None
+    assert results[0]["scores"]["relevance"] == 1.0
+
+    similarity = cli("recall", PARAPHRASE, "--strategy", "similarity", "--json").json()
+    [detail] = similarity["results"][0]["strategy_details"]
     assert detail["strategy"] == "similarity"
     assert detail["relevance"] == pytest.approx(1 - detail["distance"], abs=1e-4)
 
@@ -391,7 +397,10 @@ def test_recall_quality_best_reranks_in_the_core(cli: Cli) -> None:
     ).json()
     assert spelled["results"][0]["strategy_details"][0]["rerank_score"] is not None
     assert spelled["results"][1]["strategy_details"][0]["rerank_score"] is None
-    assert_usage_error(cli("recall", "x", "--quality", "fast"), "--quality")
+    fast = cli("recall", "invoice export", "--quality", "fast", "--json").json()["results"]
+    assert fast[0]["strategy_details"][0]["strategy"] == "hybrid"
+    assert all(hit["strategy_details"][0]["rerank_score"] is None for hit in fast)
+    assert_usage_error(cli("recall", "x", "--quality", "good"), "--quality")
 
 
 def test_list_pages_with_a_cursor(cli: Cli) -> None:

@@ -22,8 +22,9 @@ ROW = re.compile(
     r"^(?P<rank>\d+)\s+(?P<score>\d+\.\d+)\s+(?P<detail>\S+(?: \S+)*)\s{2,}(?P<entity>\S+)"
     r"\s{2,}(?P<created>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s{2,}(?P<content>.+)$"
 )
-#: The similarity cell: ``rel=0.382 dist=0.618``.
-RELEVANCE = re.compile(r"rel=(\d+\.\d+)")
+#: The similarity cell, ``rel=0.382 dist=0.618``, or the default recall's, whose re-rank score
+#: (``rerank=0.5462 li=0.4962``) its relevance rises with.
+RELEVANCE = re.compile(r"(?:^|\s)(?:rel|rerank)=(\d+\.\d+)")
 #: The temporal cell: ``rank=0``.
 TIMELINE_RANK = re.compile(r"rank=(\d+)")
 #: The line that counts what the relevance floor dropped.

@@ -232,9 +232,20 @@ def test_search_with_each_strategy(
         shoot(page, "02-search")
 
 
-def test_the_bars_add_up_to_the_score(page: Page, site: Site) -> None:
+def test_the_default_search_runs_the_server_default_pipeline(page: Page, site: Site) -> None:
     log_in(page, site)
-    recall(page, "Acme discount")
+    assert page.eval_on_selector("#strategy", "select => select.value") == "default"
+    found = recall(page, "did the customer ask for a lower price?", "default")
+    assert found, page.inner_text("#status")
+    first = page.inner_text("#results li >> nth=0")
+    assert "hybrid:" in first
+    assert "rerank_score" in first
+
+
+@pytest.mark.parametrize("strategy", ["default", "similarity"])
+def test_the_bars_add_up_to_the_score(page: Page, site: Site, strategy: str) -> None:
+    log_in(page, site)
+    recall(page, "Acme discount", strategy)
     first = page.locator("#results li").first
     score = float(first.locator(".score").inner_text())
     parts = [float(text) for text in first.locator(".signal .value").all_inner_texts()]

@@ -125,12 +125,10 @@ def test_keywords_build_the_request_the_body_builds(
 
 
 def test_a_default_object_given_by_keyword_counts_as_not_given(captured_mem: hebbs.Hebbs) -> None:
-    kind, request = outcome(
-        lambda: captured_mem.recall("x", strategies=DEFAULT_STRATEGIES, quality="best")
-    )
+    kind, request = outcome(lambda: captured_mem.recall("x", strategies=None, quality="best"))
     assert kind == "request"
     kind, by_keyword = outcome(
-        lambda: captured_mem.recall(cue="x", strategies=DEFAULT_STRATEGIES, quality="best")
+        lambda: captured_mem.recall(cue="x", strategies=None, quality="best")
     )
     assert kind == "request"
     assert "strategies" not in by_keyword.model_fields_set
@@ -149,7 +147,9 @@ def test_both_ways_recall_the_same_memories(mem: hebbs.Hebbs) -> None:
     for i in range(20):
         mem.remember(f"note {i} about the shipment", entity_id="acme")
     weights = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
-    by_keyword = mem.recall(cue="shipment", top_k=5, scoring_weights=weights)
+    by_keyword = mem.recall(
+        cue="shipment", strategies=["similarity"], top_k=5, scoring_weights=weights
+    )
     by_position = mem.recall("shipment", ["similarity"], 5, None, None, None, weights)
     assert [r.memory.id for r in by_keyword.results] == [r.memory.id for r in by_position.results]
     assert len(by_keyword.results) == 5

@@ -102,6 +102,17 @@ async def exercise(client: Client) -> dict[str, str]:
     assert request["context"] == {"channel": "email"}
     assert request["importance"] == pytest.approx(0.8)
 
+    default = result(await call("recall", {"cue": "did Acme get a price reduction?", "top_k": 2}))
+    top = default["results"][0]
+    assert top["memory"]["entity_id"] == "acme"
+    [detail] = top["strategy_details"]
+    assert detail["strategy"] == "hybrid"
+    assert detail["rerank_score"] is not None
+    signals = ("relevance", "recency", "importance", "reinforcement")
+    weights = (0.5, 0.2, 0.2, 0.1)
+    assert top["score"] == pytest.approx(
+        sum(w * top["scores"][name] for w, name in zip(weights, signals)), abs=1e-5
+    )
     for strategies in (["similarity"], ["keyword"], ["hybrid"], ["analogical"]):
         found = result(
             await call("recall", {"cue": "Acme discount", "strategies": strategies, "top_k": 2})

@@ -19,8 +19,10 @@ __all__ = [
     "DEFAULT_LIST_PAGE",
     "DEFAULT_PRIME_MAX_MEMORIES",
     "DEFAULT_QUEUE_CAPACITY",
+    "DEFAULT_RERANK",
     "DEFAULT_RERANK_TOP_N",
     "DEFAULT_RRF_K",
+    "DEFAULT_STRATEGIES",
     "DEFAULT_TOMBSTONE_PAGE",
     "DEFAULT_TOP_K",
     "DIRECTIONS",
@@ -82,6 +84,10 @@ DEFAULT_PRIME_MAX_MEMORIES: int
 DEFAULT_RRF_K: int
 DEFAULT_RERANK_TOP_N: int
 MAX_RERANK_TOP_N: int
+DEFAULT_STRATEGIES: tuple[str, ...]
+"""The strategies of the default recall of a cue (seed 004's pipeline)."""
+DEFAULT_RERANK: str
+"""The re-rank stage of the default recall of a cue."""
 DEFAULT_GRAPH_CONTEXT: int
 DEFAULT_LIST_LIMIT: int
 DEFAULT_EF_SEARCH: int

@@ -47,7 +47,6 @@ from hebbs._native import (
     Tombstone,
 )
 from hebbs.api import (
-    DEFAULT_STRATEGIES,
     DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
@@ -403,7 +402,7 @@ class Hebbs:
     def recall(
         self,
         cue: str | None = None,
-        strategies: Sequence[StrategyLike] = DEFAULT_STRATEGIES,
+        strategies: Sequence[StrategyLike] | None = None,
         top_k: int = DEFAULT_TOP_K,
         entity_id: str | None = None,
         time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
@@ -430,12 +429,27 @@ class Hebbs:
         cue_token_vectors: Any = None,
         quality: str | None = None,
     ) -> RecallOutput:
-        """Recalls memories for ``cue`` with one or more strategies, run in parallel.
+        """Recalls memories for ``cue``: by default the best pipeline, or the strategies named.
+
+        Without ``strategies``, a cue runs the default pipeline (docs/hybrid.md): dense and
+        BM25 searches fused by reciprocal rank (``hybrid``), then the late-interaction stage
+        re-scores the ``rerank_top_n`` most relevant candidates: IDF-weighted max-sim of the
+        cue's token vectors (from the same forward pass as its vector, or
+        ``cue_token_vectors``) against the memories' stored token vectors, plus the turns
+        around each one in its conversation (``session_id`` at remember time) and the entity
+        and the month or year the cue names. That score, calibrated to 0..1, is each result's
+        relevance, and results are ordered by seed 000's composite score
+        (``scoring_weights``): ``result.scores`` shows the four signals it combines. A cue
+        given only as ``cue_embedding`` runs ``similarity``. ``quality="fast"`` skips the stage;
+        ``quality="best"`` ranks by relevance alone. Each preset fills only what the call leaves
+        unset.
 
         ``strategies`` holds names (``similarity``, ``temporal``, ``causal``, ``analogical``,
         ``hybrid``, ``keyword``, ``regex``: ``hebbs._native.STRATEGIES``) or
         :class:`RecallStrategyConfig` objects that override this call's parameters for one
-        strategy. ``similarity`` needs a cue (or ``cue_embedding``); ``temporal`` needs
+        strategy; naming them runs them without the stage (unless ``rerank`` asks for it).
+        ``similarity`` (the raw cosine path, for the tightest latency budgets) needs a cue (or
+        ``cue_embedding``); ``temporal`` needs
         ``entity_id`` and takes an optional ``time_range``; ``causal`` walks the edge graph from
         ``seed_memory_id`` (default: the memory nearest the cue) up to ``max_depth`` hops
         (hard cap 10) along ``edge_types`` in ``direction`` (``causes``, ``effects`` or
@@ -453,15 +467,6 @@ class Hebbs:
         ``include_organization`` runs the same recall against the organization's store (see
         :meth:`open`) in parallel and returns its answer as ``organization_memory``.
 
-        ``rerank="late_interaction"`` re-scores the first ``rerank_top_n`` ranked candidates
-        by IDF-weighted max-sim of the cue's token vectors (from the same forward pass as its
-        vector, or ``cue_token_vectors``) against the memories' stored token vectors, plus the
-        turns around each one in its conversation (``session_id`` at remember time) and the
-        entity and the month or year the cue names, and re-orders them by that score (each
-        result's ``scores["rerank"]``; ``score`` stays the composite). ``quality="best"`` is
-        the measured best setting: ``strategies=["hybrid"]``, that re-rank, relevance-only
-        weights, each unless given (docs/hybrid.md).
-
         A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
         that reads vectors without a cue) is reported in ``strategy_errors`` while the others
         answer; only if every strategy fails does the call raise.
@@ -471,7 +476,7 @@ class Hebbs:
     def _cue(self, request: RecallRequest) -> Cue:
         """The cue's vector (see :meth:`_cue_vector`) and, for the late-interaction stage, its
         token vectors from the same forward pass (unless the request brings them)."""
-        items = ["regex"] if request.force_regex else request.strategies
+        items = ["regex"] if request.force_regex else request.strategies or ()
         cue_tokens = request.cue_token_vectors
         if request.rerank == "late_interaction" and cue_tokens is None:
             vector, cue_tokens = self._cue_with_tokens(request.cue, request.cue_embedding)
@@ -667,6 +672,11 @@ class Hebbs:
             scoring_weights=to_scoring_weights(request.scoring_weights),
             include_embedding=request.include_embedding,
         )
+
+    def _can_embed_cue_tokens(self) -> bool:
+        """Whether this store keeps token vectors and its embedder gives a cue's: what the
+        default recall's late-interaction stage needs."""
+        return self._token_vectors and token_embedder(self.embedder) is not None
 
     def _cue_with_tokens(
         self, cue: str | None, cue_embedding: Any
@@ -958,8 +968,8 @@ def recall_with(member: Hebbs, organization: Hebbs | None, request: RecallReques
     member. When the recall fails on the organization's store (a seed memory that only the
     member has, say) its answer carries the failure in ``strategy_errors`` instead of raising:
     the member's answer stands."""
-    request = resolve_quality(request)
-    items = ["regex"] if request.force_regex else request.strategies
+    request = resolve_quality(request, member._can_embed_cue_tokens())
+    items = ["regex"] if request.force_regex else request.strategies or ()
     cue = member._cue(request)
     if organization is None:
         return member._recall(request, cue, member=True)

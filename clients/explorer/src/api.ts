@@ -46,6 +46,9 @@ export interface RecallResultJson {
   readonly score: number;
   readonly strategy_details: readonly StrategyDetailJson[];
   readonly expansion_context: readonly ExpansionEdgeJson[];
+  /** `final`, the four signals (`relevance`, `recency`, `importance`, `reinforcement`) and
+   * the strategies' own scores. */
+  readonly scores: Readonly<Record<string, number>>;
 }
 
 export interface RecallOutputJson {

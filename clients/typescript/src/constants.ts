@@ -52,8 +52,9 @@ export const DEFAULT_MIN_CLUSTER_SIZE = 3;
 export const DEFAULT_MIN_CONFIDENCE = 0.3;
 /** Seconds a prepared reflection session lives (`ttl`). */
 export const DEFAULT_SESSION_TTL_S = 3600;
-/** The strategies `recall()` runs when `strategies` is not given. */
-export const DEFAULT_STRATEGIES: readonly string[] = ['similarity'];
+/** The strategies of the default recall of a cue (`strategies` not given): `hybrid`, whose
+ * most relevant candidates the late-interaction stage re-scores, in composite order. */
+export const DEFAULT_STRATEGIES: readonly string[] = ['hybrid'];
 
 /** Milliseconds a request may take before the client gives up (`timeoutMs`). */
 export const DEFAULT_TIMEOUT_MS = 30_000;

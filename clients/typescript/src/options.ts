@@ -80,7 +80,8 @@ export interface RankedOptions {
 }
 
 export interface RecallOptions extends RankedOptions {
-  /** Names or per-strategy configs; default `DEFAULT_STRATEGIES` (`['similarity']`). */
+  /** Names or per-strategy configs. Left out, a cue runs the default pipeline: `hybrid`
+   * (`DEFAULT_STRATEGIES`), the late-interaction re-rank, composite order. */
   readonly strategies?: readonly (RecallStrategyName | RecallStrategyInput)[] | undefined;
   /** Default `DEFAULT_TOP_K` (10). */
   readonly topK?: number | undefined;
@@ -118,8 +119,9 @@ export interface RecallOptions extends RankedOptions {
   readonly rerankTopN?: number | undefined;
   /** Your own cue token vectors (one vector per token) for late interaction. */
   readonly cueTokenVectors?: readonly Vector[] | undefined;
-  /** `'best'`: hybrid strategies and the late-interaction re-rank, for what is left unset. */
-  readonly quality?: 'best' | undefined;
+  /** For what is left unset: `'fast'`, hybrid without the re-rank stage; `'best'`, the
+   * default pipeline ranked by relevance alone. */
+  readonly quality?: 'fast' | 'best' | undefined;
 }
 
 export interface PrimeOptions extends RankedOptions {

@@ -197,7 +197,9 @@ export interface RecallResult {
   readonly strategyDetails: StrategyDetail[];
   /** Up to `graphContext` of the memory's strongest relationships. */
   readonly expansionContext: ExpansionEdge[];
-  /** `final` (the score) and hybrid recall's `dense`, `bm25` and `rrf` scores. */
+  /** `final` (the score); the four signals it combines, `relevance`, `recency`, `importance`
+   * and `reinforcement` (`final` = the weighted sum); and the strategies' and the re-rank
+   * stage's own scores (`dense`, `bm25`, `rrf`, `late_interaction`, `rerank`) where set. */
   readonly scores: Record<string, number>;
 }
 

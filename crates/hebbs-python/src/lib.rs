@@ -54,6 +54,18 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
         hebbs_core::recall::DEFAULT_RERANK_TOP_N,
     )?;
     module.add("MAX_RERANK_TOP_N", hebbs_core::recall::MAX_RERANK_TOP_N)?;
+    let default_strategies: Vec<&str> = hebbs_core::recall::DEFAULT_STRATEGIES
+        .iter()
+        .map(|strategy| strategy.as_str())
+        .collect();
+    module.add(
+        "DEFAULT_STRATEGIES",
+        pyo3::types::PyTuple::new(module.py(), default_strategies)?,
+    )?;
+    module.add(
+        "DEFAULT_RERANK",
+        hebbs_core::recall::DEFAULT_RERANK.as_str(),
+    )?;
     module.add(
         "DEFAULT_GRAPH_CONTEXT",
         hebbs_core::recall::DEFAULT_GRAPH_CONTEXT,

@@ -581,15 +581,21 @@ impl StrategyDetail {
 }
 
 /// One recalled memory.
-#[pyclass(frozen, module = "hebbs", get_all)]
+#[pyclass(frozen, module = "hebbs")]
 pub struct RecallResult {
     /// The memory.
+    #[pyo3(get)]
     pub memory: Py<Memory>,
     /// Composite score.
+    #[pyo3(get)]
     pub score: f32,
+    /// The signals the score combines (read through `scores`, written and read under it).
+    pub signals: recall::ScoreSignals,
     /// One entry per strategy that found it.
+    #[pyo3(get)]
     pub strategy_details: Vec<Py<StrategyDetail>>,
     /// Its strongest relationships, strongest first.
+    #[pyo3(get)]
     pub expansion_context: Vec<Py<ExpansionEdge>>,
 }
 
@@ -598,6 +604,7 @@ impl RecallResult {
         let dict = PyDict::new(py);
         dict.set_item("memory", self.memory.get().to_wire(py)?)?;
         dict.set_item("score", self.score)?;
+        dict.set_item("scores", self.scores(py))?;
         let details = list_of(py, &self.strategy_details, StrategyDetail::to_wire)?;
         dict.set_item("strategy_details", details)?;
         let context = list_of(py, &self.expansion_context, ExpansionEdge::to_wire)?;
@@ -610,6 +617,15 @@ impl RecallResult {
         Ok(Self {
             memory: Py::new(py, Memory::from_wire(&wire.child("memory")?)?)?,
             score: wire.float("score")?,
+            signals: {
+                let signals = wire.child("scores")?;
+                recall::ScoreSignals {
+                    relevance: signals.float("relevance")?,
+                    recency: signals.float("recency")?,
+                    importance: signals.float("importance")?,
+                    reinforcement: signals.float("reinforcement")?,
+                }
+            },
             strategy_details: wire
                 .items("strategy_details")?
                 .iter()
@@ -642,8 +658,8 @@ impl RecallResult {
 
 #[pymethods]
 impl RecallResult {
-    /// This result as a JSON-ready dict: memory, score, strategy_details and
-    /// expansion_context (`scores` is derived from them and not written).
+    /// This result as a JSON-ready dict: memory, score, scores, strategy_details and
+    /// expansion_context.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.to_wire(py)
     }
@@ -654,11 +670,13 @@ impl RecallResult {
         Self::from_wire(&Reader::top(data)?)
     }
 
-    /// `{"dense", "bm25", "rrf", "late_interaction", "rerank"}` from the details that set them,
-    /// and `"final"`, the composite score.
+    /// `"final"`, the composite score; the four signals it combines (`"relevance"`,
+    /// `"recency"`, `"importance"`, `"reinforcement"`); and `{"dense", "bm25", "rrf",
+    /// "late_interaction", "rerank"}` from the details that set them.
     #[getter]
     fn scores(&self, py: Python<'_>) -> std::collections::BTreeMap<&'static str, f32> {
         let mut scores = std::collections::BTreeMap::from([("final", self.score)]);
+        scores.extend(self.signals.named());
         for detail in &self.strategy_details {
             let detail = detail.bind(py).get();
             for (name, value) in [
@@ -862,6 +880,7 @@ impl RecallOutput {
                     RecallResult {
                         memory: Py::new(py, Memory::from_core(py, result.memory)?)?,
                         score: result.score,
+                        signals: result.signals,
                         strategy_details: details,
                         expansion_context,
                     },

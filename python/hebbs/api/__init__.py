@@ -5,6 +5,7 @@ the server and the client: one spelling of each operation's parameters (see
 from hebbs.api.requests import (
     DEFAULT_STRATEGIES,
     DEFAULT_TOKEN_VECTORS,
+    VECTOR_CUE_STRATEGIES,
     AddEdgesRequest,
     ChatContextRequest,
     CommitInsight,
@@ -44,6 +45,7 @@ from hebbs.api.requests import (
 __all__ = [
     "DEFAULT_STRATEGIES",
     "DEFAULT_TOKEN_VECTORS",
+    "VECTOR_CUE_STRATEGIES",
     "AddEdgesRequest",
     "ChatContextRequest",
     "CommitInsight",

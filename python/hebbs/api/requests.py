@@ -19,6 +19,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
+from hebbs import _native
 from hebbs._convert import invalid
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
@@ -79,19 +80,26 @@ if sys.version_info >= (3, 10):
 else:
     from typing_extensions import Concatenate, ParamSpec
 
-#: Strategies run when ``recall`` is not told otherwise.
-DEFAULT_STRATEGIES: tuple[str, ...] = ("similarity",)
+#: Strategies of the default recall of a cue with text (``strategies`` not given): dense and BM25
+#: searches fused by reciprocal rank, whose most relevant candidates the ``DEFAULT_RERANK`` stage
+#: re-scores (see :func:`resolve_quality`); the engine's constants.
+DEFAULT_STRATEGIES: tuple[str, ...] = _native.DEFAULT_STRATEGIES
+#: Strategies of the default recall of a cue given only as a vector (``cue_embedding`` without
+#: ``cue``): there is no text for BM25.
+VECTOR_CUE_STRATEGIES: tuple[str, ...] = ("similarity",)
 #: Whether a store keeps each memory's token vectors (from the embedding pass ``remember``
 #: runs anyway) for the late-interaction re-rank stage. On: measured in docs/hybrid.md, it
 #: costs about 11 KB a memory and a few percent of ``remember_many``'s time, and it is what
-#: ``recall(quality="best")`` reads.
+#: the default recall re-ranks with.
 DEFAULT_TOKEN_VECTORS: Final = True
 #: Re-rank stages ``recall(rerank=...)`` accepts (the engine's ``Rerank``).
 RerankName = Literal["none", "late_interaction"]
-#: Presets ``recall(quality=...)`` accepts: ``"best"`` is the setting measured best on LoCoMo
-#: (docs/hybrid.md): the ``hybrid`` strategy, the late-interaction stage over the top
-#: ``rerank_top_n``, relevance-only composite weights; each can still be given explicitly.
-QualityName = Literal["best"]
+#: Presets ``recall(quality=...)`` accepts, each applied to the fields the caller leaves unset
+#: (docs/hybrid.md has their figures). Without one, a recall of a cue runs the default
+#: pipeline: ``hybrid``, the late-interaction stage, seed 000's composite weights.
+#: ``"fast"``: ``hybrid`` without the stage. ``"best"``: the default pipeline ranked by
+#: relevance alone (composite weights 1, 0, 0, 0).
+QualityName = Literal["fast", "best"]
 
 
 class Request(BaseModel):
@@ -175,7 +183,7 @@ class RankedRequest(Request):
 
 
 class RecallRequest(RankedRequest):
-    strategies: StrategyList = DEFAULT_STRATEGIES
+    strategies: Optional[StrategyList] = None
     top_k: Count = DEFAULT_TOP_K
     entity_id: Optional[Text] = None
     seed_memory_id: Optional[MemoryIdField] = None
@@ -323,27 +331,39 @@ class ConfirmContradictionRequest(Request):
     resolution: Text = "link"
 
 
-#: The composite weights of ``quality="best"``: the fused relevance alone, so recency and the
-#: access counts each recall bumps do not decide which candidates reach the re-rank stage.
+#: The composite weights of ``quality="best"``: the calibrated relevance alone, so recency,
+#: importance and reinforcement do not move a less relevant memory up.
 BEST_SCORING_WEIGHTS: Final = ScoringWeights(
     w_relevance=1.0, w_recency=0.0, w_importance=0.0, w_reinforcement=0.0
 )
 
 
-def resolve_quality(request: RecallRequest) -> RecallRequest:
-    """``request`` with its ``quality`` preset applied to the fields the caller left unset
-    (see :data:`hebbs.api.requests.QualityName`)."""
-    if request.quality != "best":
-        return request
-    given = request.model_fields_set
+def resolve_quality(request: RecallRequest, token_cue: bool = True) -> RecallRequest:
+    """``request`` with the default pipeline or its ``quality`` preset applied to the fields the
+    caller left unset (see :data:`QualityName`); ``token_cue`` says whether the store can
+    embed the cue's token vectors (an embedder that gives them, token vectors kept).
+
+    - ``strategies``: :data:`DEFAULT_STRATEGIES` for a cue with text, else
+      :data:`VECTOR_CUE_STRATEGIES`.
+    - ``rerank``: ``"late_interaction"`` when the strategies were left unset or ``quality`` is
+      ``"best"``, unless ``quality`` is ``"fast"`` or the call is a regular-expression scan.
+      Left out of the default (but not of ``"best"``, which then raises) when the cue's token
+      vectors cannot be had: no text, or no ``cue_token_vectors`` and no ``token_cue``.
+    - ``scoring_weights``: :data:`BEST_SCORING_WEIGHTS` for ``"best"``, else seed 000's.
+    """
+    text = request.cue is not None and bool(request.cue.strip())
     changes: dict[str, Any] = {}
-    if "strategies" not in given:
-        changes["strategies"] = ("hybrid",)
-    if request.rerank is None:
-        changes["rerank"] = "late_interaction"
-    if request.scoring_weights is None:
+    defaulted = request.strategies is None
+    if defaulted:
+        vector_only = not text and request.cue_embedding is not None
+        changes["strategies"] = VECTOR_CUE_STRATEGIES if vector_only else DEFAULT_STRATEGIES
+    if request.rerank is None and not request.force_regex and request.quality != "fast":
+        tokens = request.cue_token_vectors is not None or (text and token_cue)
+        if request.quality == "best" or (defaulted and tokens):
+            changes["rerank"] = _native.DEFAULT_RERANK
+    if request.quality == "best" and request.scoring_weights is None:
         changes["scoring_weights"] = BEST_SCORING_WEIGHTS
-    return request.model_copy(update=changes)
+    return request.model_copy(update=changes) if changes else request
 
 
 R = TypeVar("R", bound=Request)

@@ -21,7 +21,6 @@ from hebbs.api import (
     RememberRequest,
     Request,
     parse,
-    resolve_quality,
 )
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
@@ -31,8 +30,6 @@ from hebbs.types import Edge, Memory, RecallOutput
 if TYPE_CHECKING:
     from hebbs.cli.store import Store
 
-#: Strategy used when a recall has a cue and names none.
-CUE_STRATEGY = "similarity"
 #: Strategy used when a recall has only ``--entity-id`` and names none.
 ENTITY_STRATEGY = "temporal"
 #: Strategy used when a recall has only ``--seed`` and names none.
@@ -106,9 +103,8 @@ def remember(args: argparse.Namespace) -> Run:
 def recall_request(args: argparse.Namespace) -> RecallRequest:
     """The recall the command line describes: the strategies resolved (something to recall
     from is required) and ``--since``/``--until`` only for a timeline."""
-    preset = args.quality is not None and not args.strategies
     strategies = resolve_strategies(args.strategies, args.cue, args.entity_id, args.seed)
-    chosen = {} if preset else {"strategies": strategies}  # the preset picks them
+    chosen = {} if strategies is None else {"strategies": strategies}  # else the engine's
     since: int | None = args.since
     until: int | None = args.until
     time_range = None if since is None and until is None else (since, until)
@@ -142,26 +138,26 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
 
 def check_time_range(query: RecallRequest) -> RecallRequest:
     """``query``; ``--since``/``--until`` without the temporal strategy is bad input."""
-    if query.time_range is not None and TIME_RANGE_STRATEGY not in query.strategies:
+    if query.time_range is not None and TIME_RANGE_STRATEGY not in (query.strategies or ()):
         raise UsageError("--since/--until", f"apply to the {TIME_RANGE_STRATEGY} strategy only")
     return query
 
 
 def recall(args: argparse.Namespace) -> Run:
     """Recalls memories and prints them ranked by score."""
-    query = resolve_quality(recall_request(args))
+    query = recall_request(args)
 
     def run(engine: Store) -> CommandOutput:
         output = run_recall(engine, query)
-        strategies = ("regex",) if query.force_regex else query.strategies
+        strategies = ("regex",) if query.force_regex else query.strategies or ran(output)
         return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, strategies))
 
     return run
 
 
 def run_recall(engine: Store, query: RecallRequest) -> RecallOutput:
-    """Runs ``query`` on ``engine`` with the request's fields (its quality preset applied)."""
-    query = resolve_quality(query)
+    """Runs ``query`` on ``engine`` with the request's fields (the engine applies the default
+    pipeline or the quality preset to what the request leaves unset)."""
     return engine.recall(
         query.cue,
         strategies=query.strategies,
@@ -279,15 +275,24 @@ def prime(args: argparse.Namespace) -> Run:
     return run
 
 
+def ran(output: RecallOutput) -> tuple[str, ...]:
+    """The strategies whose details the results of ``output`` carry, in first-seen order."""
+    return tuple(
+        dict.fromkeys(
+            detail.strategy for result in output.results for detail in result.strategy_details
+        )
+    )
+
+
 def resolve_strategies(
     named: Sequence[str], cue: str | None, entity_id: str | None, seed: str | None = None
-) -> tuple[str, ...]:
-    """The strategies named (duplicates dropped), else similarity for a cue, else causal from
-    a seed, else temporal for an entity."""
+) -> tuple[str, ...] | None:
+    """The strategies named (duplicates dropped), else None for a cue (the engine's default
+    pipeline), else causal from a seed, else temporal for an entity."""
     if named:
         return tuple(dict.fromkeys(named))
     if cue is not None:
-        return (CUE_STRATEGY,)
+        return None
     if seed is not None:
         return (SEED_STRATEGY,)
     if entity_id is not None:

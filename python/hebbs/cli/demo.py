@@ -1,7 +1,7 @@
 """``hebbs demo``: remembers the bundled sample of an agent's conversations in one batch, then
-runs recall queries that show similarity on a paraphrase, an entity's timeline, entity-scoped
-similarity, and pure-relevance against recency-biased weights above a relevance floor,
-printing scores and strategy details for each. Each heading says what its ranking shows;
+runs recall queries that show the default recall on a paraphrase, an entity's timeline,
+entity-scoped similarity, and pure-relevance against recency-biased weights above a relevance
+floor, printing scores and strategy details for each. Each heading says what its ranking shows;
 ``tests/test_demo.py`` checks every one against the printed table."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from hebbs.api import RecallRequest
 from hebbs.cli import format as fmt
-from hebbs.cli.commands import CommandOutput, run_recall, scoring_weights
+from hebbs.cli.commands import CommandOutput, ran, run_recall, scoring_weights
 from hebbs.cli.errors import UsageError
 from hebbs.cli.parser import PROG
 from hebbs.cli.values import RECENCY_WEIGHTS, WEIGHT_NAMES, Weights, format_weights, to_micros
@@ -61,9 +61,8 @@ class DemoQuery:
         words = [PROG, "recall"]
         if query.cue is not None:
             words.append(query.cue)
-        if query.strategies != ("similarity",):
-            for strategy in query.strategies:
-                words += ["--strategy", strategy]
+        for strategy in query.strategies or ():
+            words += ["--strategy", strategy]
         if query.entity_id is not None:
             words += ["--entity-id", query.entity_id]
         weights = query.scoring_weights
@@ -78,11 +77,10 @@ class DemoQuery:
 #: The queries, in the order the demo runs them.
 DEMO_QUERIES: Final = (
     DemoQuery(
-        "similarity on a paraphrase: 'a price cut for a multi-year commitment' finds the CFO's "
-        "'15% discount for a three-year contract', first by relevance and by score",
+        "the default recall on a paraphrase: 'a price cut for a multi-year commitment' finds "
+        "the CFO's '15% discount for a three-year contract', first by relevance and by score",
         RecallRequest(
             cue="Which account asked for a price cut in exchange for a multi-year commitment?",
-            strategies=("similarity",),
             top_k=DEMO_TOP_K,
         ),
     ),
@@ -210,15 +208,15 @@ def _header(count: int, entities: Sequence[str], seconds: float, location: str) 
             f"{PROG} demo: {count} memories from an agent's last two months "
             f"(entities: {', '.join(entities)})",
             f"remembered with one remember_many batch in {seconds:.2f} s, in {location}",
-            f"score = composite of {weights}; similarity shows rel (cosine) and dist, "
-            "temporal its rank (0 = newest)",
+            f"score = composite of {weights}; the default recall shows its re-rank score and "
+            "late interaction, similarity rel (cosine) and dist, temporal its rank (0 = newest)",
         ]
     )
 
 
 def _query_text(number: int, item: DemoQuery, output: RecallOutput) -> str:
     heading = f"[{number}/{len(DEMO_QUERIES)}] {item.heading}"
-    table = fmt.recall_text(output, item.query.strategies)
+    table = fmt.recall_text(output, item.query.strategies or ran(output))
     return "\n".join([heading, f"$ {item.command_line()}", table])
 
 

@@ -225,6 +225,7 @@ def result_json(rank: int, result: RecallResult) -> JsonObject:
             }
             for edge in result.expansion_context
         ],
+        "scores": {name: json_float(value) for name, value in result.scores.items()},
     }
 
 

@@ -27,7 +27,7 @@ from hebbs._native import (
 )
 from hebbs.api.requests import QualityName, RerankName
 from hebbs.cli import values
-from hebbs.cli.commands import CUE_STRATEGY, ENTITY_STRATEGY, SEED_STRATEGY
+from hebbs.cli.commands import ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
 from hebbs.consolidate.constants import (
@@ -241,8 +241,9 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         action="append",
         type=values.strategy,
         default=[],
-        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: {CUE_STRATEGY} with a "
-        f"CUE, else {SEED_STRATEGY} with --seed, else {ENTITY_STRATEGY} with --entity-id)",
+        help=f"{' or '.join(values.STRATEGIES)} (repeatable; default: the default pipeline "
+        f"with a CUE (hybrid, late-interaction re-rank, composite order), else "
+        f"{SEED_STRATEGY} with --seed, else {ENTITY_STRATEGY} with --entity-id)",
     )
     sub.add_argument(
         "--top-k",
@@ -333,7 +334,8 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         "--quality",
         metavar="PRESET",
         choices=QUALITY_PRESETS,
-        help="best: hybrid, late-interaction re-rank, relevance-only weights (docs/hybrid.md)",
+        help="fast: hybrid without the re-rank stage; best: the default pipeline ranked by "
+        "relevance alone (docs/hybrid.md)",
     )
     sub.add_argument(
         "--rerank",

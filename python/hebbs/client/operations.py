@@ -45,7 +45,6 @@ from hebbs._native import (
     Tombstone,
 )
 from hebbs.api import (
-    DEFAULT_STRATEGIES,
     AddEdgesRequest,
     ChatContextRequest,
     CommitInsight,
@@ -228,7 +227,7 @@ class Operations:
     def recall(
         self,
         cue: str | None = None,
-        strategies: Sequence[StrategyLike] = DEFAULT_STRATEGIES,
+        strategies: Sequence[StrategyLike] | None = None,
         top_k: int = DEFAULT_TOP_K,
         entity_id: str | None = None,
         time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,

@@ -162,15 +162,18 @@ TOOLS: Final[tuple[Tool, ...]] = (
         description=(
             "Search memory. Give a natural-language `cue` and get the best memories ranked by "
             "a composite of relevance, recency, importance and reinforcement (tune with "
-            "`scoring_weights`). Pick `strategies` for the question: `hybrid` for most "
-            "questions, `keyword` for exact names or codes, `temporal` with `entity_id` for "
-            "'what happened lately with X', `causal` for 'why' and 'what followed', "
-            "`analogical` for 'something like this before'. Each result carries the memory, "
-            "its score and why it matched; use `get` for details of one."
+            "`scoring_weights`). Leave `strategies` out for most questions: the default is "
+            "the best search (meaning and words fused, then re-ranked). Name them for a "
+            "special question: `keyword` for exact names or codes, `temporal` with "
+            "`entity_id` for 'what happened lately with X', `causal` for 'why' and 'what "
+            "followed', `analogical` for 'something like this before'. Each result carries "
+            "the memory, its score and why it matched; use `get` for details of one."
         ),
         fields={
             "cue": "the question or topic, in natural language (the pattern with `regex`)",
-            "strategies": _STRATEGY_TEXT + f" Names: {', '.join(STRATEGIES)}.",
+            "strategies": "leave out for the default (best) search; else "
+            + _STRATEGY_TEXT
+            + f" Names: {', '.join(STRATEGIES)}.",
             "top_k": f"how many results (default {DEFAULT_TOP_K})",
             "entity_id": "only memories about this entity (needed by `temporal`)",
             "time_range": "[start, end] in microseconds since the epoch (either may be null)",

@@ -147,14 +147,19 @@ def _strategy(config: Any, index: int) -> RecallStrategyConfig:
     return RecallStrategyConfig(name, **given)
 
 
+#: What a gRPC recall that names no strategy runs: the reference product's default.
+GRPC_DEFAULT_STRATEGIES: Final = ("similarity",)
+
+
 def recall_arguments(request: Any) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     if request.cue:
         arguments["cue"] = request.cue
-    if request.strategies:
-        arguments["strategies"] = [
-            _strategy(config, index) for index, config in enumerate(request.strategies)
-        ]
+    # The reference protocol names its strategies; a request that names none gets the
+    # reference's similarity recall, not the default pipeline (docs/integrations.md).
+    arguments["strategies"] = [
+        _strategy(config, index) for index, config in enumerate(request.strategies)
+    ] or list(GRPC_DEFAULT_STRATEGIES)
     if request.HasField("top_k"):
         arguments["top_k"] = request.top_k
     if request.HasField("scoring_weights"):

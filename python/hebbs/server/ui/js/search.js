@@ -1,5 +1,5 @@
 /**
- * The search panel: a cue, a strategy (each of the server's, and `hybrid`), an entity, and the
+ * The search panel: a cue, the default search or one strategy, an entity, and the
  * four weights, whose sliders re-run the recall with the new `scoring_weights` so the server
  * re-ranks live. Each result shows its composite score as four bars, one per weighted signal,
  * and each strategy's details; a click opens the memory. `#results` carries the number of the
@@ -8,8 +8,11 @@
 import { api } from './api.js';
 import { byId, el, status } from './dom.js';
 import { breakdown, DEFAULT_WEIGHTS, SIGNALS } from './score.js';
-/** The strategies the search offers, as the server names them. */
+/** What the search offers: the server's default pipeline (no strategies named), then each
+ * strategy as the server names it. */
+export const DEFAULT_SEARCH = 'default';
 export const STRATEGIES = [
+    DEFAULT_SEARCH,
     'similarity',
     'hybrid',
     'keyword',
@@ -66,10 +69,11 @@ export async function search() {
     const strategy = byId('strategy').value;
     const entity = byId('entity').value.trim();
     const body = {
-        strategies: [strategy],
         top_k: SEARCH_TOP_K,
         scoring_weights: weights(),
     };
+    if (strategy !== DEFAULT_SEARCH)
+        body['strategies'] = [strategy];
     if (cue !== '')
         body['cue'] = cue;
     if (entity !== '')
@@ -94,9 +98,8 @@ export async function search() {
 function render(results, used) {
     const list = byId('results');
     list.replaceChildren();
-    const nowUs = Date.now() * 1000;
     for (const result of results) {
-        const parts = breakdown(result, used, nowUs);
+        const parts = breakdown(result, used);
         const bars = el('div', 'bars');
         for (const signal of SIGNALS) {
             const bar = el('div', `bar ${signal}`);
