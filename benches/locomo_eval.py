@@ -8,11 +8,18 @@ evidence turn ids. ``--latency`` also measures end-to-end recall + late-interact
     .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
         --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
         [--serve-rerank] [--latency 5000,100000 [--no-eval]]
-        [--one-call [--questions N] [--experiments]] [--stage-latency 5000,100000]
+        [--one-call [--questions N] [--experiments] [--passes 2] [--calls TEXT]]
+        [--stage-latency 5000,100000] [--calibration]
 
-``--one-call`` runs issue 14's evaluation instead (``locomo/one_call.py``): ingest like a user,
-then one ``recall(question, top_k=10, ...)`` per question; ``--questions N`` keeps the first N
-questions of each conversation (a dev subset while iterating).
+``--one-call`` runs the evaluation of one ``recall()`` a question instead (``locomo/one_call.py``):
+ingest like a user, then one ``recall(question, top_k=10, ...)`` per question and call, each
+call on its own copy of the stores, the questions asked ``--passes`` times in a row (default 2:
+the second pass shows what reinforcement does); ``--questions N`` keeps the first N questions
+of each conversation (a dev subset while iterating), ``--calls TEXT`` the calls whose name
+contains TEXT.
+
+``--calibration`` fits the default recall's calibration of the stage score and replays the
+reinforcement rules over two passes (``locomo/calibration.py``).
 
 ``--serve-rerank`` starts a local ``/rerank`` service backed by the late-interaction re-ranker
 (``locomo/rerank_service.py``) and adds the HTTP re-ranker row against it: it must reproduce
@@ -38,7 +45,7 @@ from hebbs.rerank import (
     Reranker,
     TokenVectorCache,
 )
-from locomo import data, latency, one_call, rerank_service, stage_latency
+from locomo import calibration, data, latency, one_call, rerank_service, stage_latency
 from locomo.metrics import Tally, table
 from locomo.settings import BEST_TOP_N, Query, Setting, settings
 from locomo.store import open_store
@@ -47,8 +54,11 @@ from locomo.store import open_store
 def main() -> None:
     args = _parse()
     conversations = data.load(args.data)
+    if args.calibration:
+        calibration.report(conversations)
+        return
     if args.one_call:
-        one_call.evaluate(conversations, args.questions, args.experiments)
+        one_call.evaluate(conversations, args.questions, args.experiments, args.passes, args.calls)
         return
     if args.stage_latency:
         stage_latency.report(conversations, [int(n) for n in args.stage_latency.split(",")])
@@ -133,7 +143,18 @@ def _parse() -> argparse.Namespace:
     )
     parser.add_argument("--questions", type=int, help="with --one-call: questions per conversation")
     parser.add_argument(
-        "--experiments", action="store_true", help="with --one-call: the preset's variants too"
+        "--experiments", action="store_true", help="with --one-call: the default's variants too"
+    )
+    parser.add_argument(
+        "--passes", type=int, default=2, help="with --one-call: times the questions are asked"
+    )
+    parser.add_argument(
+        "--calls", help="with --one-call: only the calls whose name has one of these (a,b)"
+    )
+    parser.add_argument(
+        "--calibration",
+        action="store_true",
+        help="the stage score's calibration and the reinforcement rules (locomo/calibration.py)",
     )
     args = parser.parse_args()
     if (args.cross_encoder_model is None) != (args.cross_encoder_tokenizer is None):
