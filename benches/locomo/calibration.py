@@ -49,6 +49,11 @@ MAX_AGE_S = 30 * 24 * 3600
 REINFORCEMENT_CAP = 100
 #: The relevance floor of the "count confident results" rule.
 CONFIDENT = 0.5
+#: The engine's ``FLOOR_QUANTILE`` (``rerank/calibration.rs``). Unlike the engine, the replay
+#: takes the quantile of the final scores: the engine takes it of the scores before the
+#: neighbour signals (about 0.1 lower), which the replay does not record, so the engine's own
+#: figures come from ``--one-call``.
+FLOOR_QUANTILE = 0.75
 
 
 @dataclass
@@ -119,12 +124,18 @@ def calibrations(midpoint: float, slope: float) -> dict[str, Calibration]:
         spread = x.max() - x.min()
         return (x - x.min()) / spread if spread > 0 else np.ones_like(x)
 
+    def typical_floor(x: np.ndarray) -> np.ndarray:
+        floor = np.quantile(x, FLOOR_QUANTILE, method="lower")
+        spread = x.max() - floor
+        return np.clip((x - floor) / spread, 0.0, 1.0) if spread > 0 else np.ones_like(x)
+
     def linear(x: np.ndarray) -> np.ndarray:
         return np.clip(x / 1.85, 0.0, 1.0)
 
     return {
+        "min-max, floor at the head's upper quartile (as the engine)": typical_floor,
+        "min-max, floor at the head's lowest score (Generative Agents)": min_max,
         f"logistic (Platt; midpoint {midpoint:.3f}, slope {slope:.2f})": platt,
-        "per-query min-max over the head (Generative Agents)": min_max,
         "linear, score / 1.85 (the score's bound)": linear,
     }
 
@@ -216,10 +227,10 @@ def report(conversations: list[Conversation]) -> None:
             dates = "last session today" if shifted else "as recorded"
             cells = " | ".join(f"{cats[c]:.3f}" for c in CATEGORIES)
             print(f"| {name} | {dates} | {first:.3f} | {second:.3f} | {cells} |")
-    platt = next(iter(calibrations(midpoint, slope).values()))
-    print(f"\n| reinforcement rule (logistic) | R@10 pass 1 | pass 2 | {names} (pass 2) |")
+    engine = next(iter(calibrations(midpoint, slope).values()))
+    print(f"\n| reinforcement rule (first calibration) | R@10 pass 1 | pass 2 | {names} (pass 2) |")
     print("| --- | ---: | ---: | " + "---: | " * len(CATEGORIES))
     for name, rule in RULES.items():
-        (first, _), (second, cats) = replay(heads, platt, rule, False)
+        (first, _), (second, cats) = replay(heads, engine, rule, False)
         cells = " | ".join(f"{cats[c]:.3f}" for c in CATEGORIES)
         print(f"| {name} | {first:.3f} | {second:.3f} | {cells} |")
