@@ -34,8 +34,8 @@ FACTS = [
 PARAPHRASE = "did Acme want money back?"
 
 
-def fill(store: Any) -> list[bytes]:
-    items = [
+def fill_items() -> list[dict[str, Any]]:
+    return [
         {
             "content": content,
             "entity_id": entity,
@@ -45,7 +45,10 @@ def fill(store: Any) -> list[bytes]:
         }
         for content, entity, importance, days in FACTS
     ]
-    return [memory.id for memory in store.remember_many(items)]
+
+
+def fill(store: Any) -> list[bytes]:
+    return [memory.id for memory in store.remember_many(fill_items())]
 
 
 def weights_of(request_weights: Any) -> dict[str, float]:
@@ -221,3 +224,14 @@ def test_resolve_quality(
     assert tuple(resolved.strategies or ()) == tuple(strategies)
     assert resolved.rerank == rerank
     assert (resolved.scoring_weights is not None) == best_weights
+
+
+async def test_the_async_api_has_the_same_default(tmp_path: Path, embedder: Any) -> None:
+    async with await hebbs.AsyncHebbs.open(tmp_path / "db", embedder=embedder) as mem:
+        ids = [memory.id for memory in await mem.remember_many(fill_items())]
+        output = await mem.recall(PARAPHRASE, top_k=3)
+        assert output.results[0].memory.id == ids[0]
+        detail = output.results[0].strategy_details[0]
+        assert detail.strategy == "hybrid"
+        assert detail.rerank_score is not None
+        assert_composite_order(output, weights_of(None))

@@ -217,24 +217,44 @@ describe('listings', () => {
 });
 
 describe('recall', () => {
-  test('a string is the cue; similarity is the default strategy', async () => {
+  test('a string is the cue; the default is hybrid, re-ranked, in composite order', async () => {
     const output = await client.recall('Acme discount on the annual plan');
     assert.ok(output.results.length >= 2 && output.results.length <= DEFAULT_TOP_K);
     const top = output.results[0]!;
     assert.deepEqual(top.memory.id, discount.id);
     const detail = top.strategyDetails[0]!;
-    assert.equal(detail.strategy, 'similarity');
-    assert.equal(typeof detail.distance, 'number');
-    assert.ok(Math.abs(detail.relevance - (1 - detail.distance!)) < 1e-4);
+    assert.equal(detail.strategy, 'hybrid');
+    assert.equal(typeof detail.rerankScore, 'number');
+    assert.equal(typeof detail.denseScore, 'number');
     assert.equal(detail.timestamp, undefined);
     assert.deepEqual(output.strategyErrors, []);
     assert.equal(output.belowThreshold, 0);
     assert.ok(Math.abs(top.scores['final']! - top.score) < EPSILON);
+    const weights = { relevance: 0.5, recency: 0.2, importance: 0.2, reinforcement: 0.1 };
+    for (const result of output.results) {
+      const formula = Object.entries(weights).reduce(
+        (sum, [signal, weight]) => sum + weight * result.scores[signal]!,
+        0,
+      );
+      assert.ok(Math.abs(formula - result.score) < EPSILON, 'the score is the weighted signals');
+    }
     const scores = output.results.map((result) => result.score);
     assert.deepEqual(
       scores,
       [...scores].sort((a, b) => b - a),
     );
+  });
+
+  test("strategies: ['similarity'] is the raw cosine path", async () => {
+    const output = await client.recall({
+      cue: 'Acme discount on the annual plan',
+      strategies: ['similarity'],
+    });
+    const detail = output.results[0]!.strategyDetails[0]!;
+    assert.equal(detail.strategy, 'similarity');
+    assert.equal(typeof detail.distance, 'number');
+    assert.ok(Math.abs(detail.relevance - (1 - detail.distance!)) < 1e-4);
+    assert.equal(detail.rerankScore, undefined);
   });
 
   test("seed 000's pure relevance weights make the score the relevance", async () => {
