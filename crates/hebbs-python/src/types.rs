@@ -589,8 +589,9 @@ pub struct RecallResult {
     /// Composite score.
     #[pyo3(get)]
     pub score: f32,
-    /// The signals the score combines (read through `scores`, written and read under it).
-    pub signals: recall::ScoreSignals,
+    /// The signals the score combines (read through `scores`, written and read under it);
+    /// None for a result read from a wire shape without them (an older server's).
+    pub signals: Option<recall::ScoreSignals>,
     /// One entry per strategy that found it.
     #[pyo3(get)]
     pub strategy_details: Vec<Py<StrategyDetail>>,
@@ -617,14 +618,16 @@ impl RecallResult {
         Ok(Self {
             memory: Py::new(py, Memory::from_wire(&wire.child("memory")?)?)?,
             score: wire.float("score")?,
-            signals: {
-                let signals = wire.child("scores")?;
-                recall::ScoreSignals {
-                    relevance: signals.float("relevance")?,
-                    recency: signals.float("recency")?,
-                    importance: signals.float("importance")?,
-                    reinforcement: signals.float("reinforcement")?,
+            signals: match wire.opt_child("scores")? {
+                Some(scores) if scores.opt_float("relevance")?.is_some() => {
+                    Some(recall::ScoreSignals {
+                        relevance: scores.float("relevance")?,
+                        recency: scores.float("recency")?,
+                        importance: scores.float("importance")?,
+                        reinforcement: scores.float("reinforcement")?,
+                    })
                 }
+                _ => None,
             },
             strategy_details: wire
                 .items("strategy_details")?
@@ -671,12 +674,15 @@ impl RecallResult {
     }
 
     /// `"final"`, the composite score; the four signals it combines (`"relevance"`,
-    /// `"recency"`, `"importance"`, `"reinforcement"`); and `{"dense", "bm25", "rrf",
-    /// "late_interaction", "rerank"}` from the details that set them.
+    /// `"recency"`, `"importance"`, `"reinforcement"`; not in a result read from an older
+    /// server's answer, which has none); and `{"dense", "bm25", "rrf", "late_interaction",
+    /// "rerank"}` from the details that set them.
     #[getter]
     fn scores(&self, py: Python<'_>) -> std::collections::BTreeMap<&'static str, f32> {
         let mut scores = std::collections::BTreeMap::from([("final", self.score)]);
-        scores.extend(self.signals.named());
+        if let Some(signals) = &self.signals {
+            scores.extend(signals.named());
+        }
         for detail in &self.strategy_details {
             let detail = detail.bind(py).get();
             for (name, value) in [
@@ -880,7 +886,7 @@ impl RecallOutput {
                     RecallResult {
                         memory: Py::new(py, Memory::from_core(py, result.memory)?)?,
                         score: result.score,
-                        signals: result.signals,
+                        signals: Some(result.signals),
                         strategy_details: details,
                         expansion_context,
                     },

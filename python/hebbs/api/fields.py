@@ -45,6 +45,9 @@ from hebbs._native import (
 U32_MAX = 2**32 - 1
 #: The largest unsigned 64-bit value (native `u64` and `usize` fields).
 U64_MAX = 2**64 - 1
+#: The longest duration a ``Seconds`` field takes (100 years): its microseconds added to a
+#: time stay far inside 64 bits.
+MAX_SECONDS = 100 * 365 * 24 * 3600
 #: The largest signed 64-bit value.
 I64_MAX = 2**63 - 1
 #: How deeply a JSON object (``context``, ``cue_context``) may nest.
@@ -174,8 +177,8 @@ def _seconds(value: object) -> float:
     if isinstance(value, timedelta):
         value = value.total_seconds()
     seconds = _number(value)
-    if seconds <= 0:
-        raise bad_value(f"{seconds} is not positive")
+    if not 0 < seconds <= MAX_SECONDS:
+        raise bad_value(f"{seconds} is outside (0, {MAX_SECONDS}] seconds")
     return seconds
 
 

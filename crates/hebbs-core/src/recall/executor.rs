@@ -130,9 +130,10 @@ struct Ranked {
     score: f32,
     /// The signals the score combines.
     signals: ScoreSignals,
-    /// The re-rank stage's score, negative infinity when it did not score the candidate: what
-    /// breaks a tie of composite scores first (then the creation time, newest first).
-    stage: f32,
+    /// The re-rank stage's score, when it scored the candidate.
+    stage: Option<f32>,
+    /// The best relevance the strategies gave it.
+    first_stage: f32,
     created_at: u64,
     importance: f32,
     access_count: u64,
@@ -151,7 +152,8 @@ impl Ranked {
         let mut entry = Self {
             score: 0.0,
             signals: ScoreSignals::default(),
-            stage: f32::NEG_INFINITY,
+            stage: None,
+            first_stage: relevance,
             created_at: header.created_at,
             importance: header.importance,
             access_count,
@@ -246,7 +248,7 @@ fn rerank_head(
             detail.late_interaction_score = Some(stage.late_interaction);
             detail.rerank_score = Some(stage.total);
         }
-        entry.stage = stage.total;
+        entry.stage = Some(stage.total);
         entry.rescore(context, stage.relevance);
         weakest = weakest.min(entry.signals.relevance);
     }
@@ -290,10 +292,20 @@ fn score(context: &RecallContext<'_>, merged: Vec<Merged>) -> Result<Vec<RecallR
     if temporal_only(request) && request.rerank == Rerank::None {
         ranked.sort_by_key(|entry| entry.details[0].rank);
     } else {
+        // Equal composite scores: with a stage, the candidates it scored first, by its score,
+        // then the others by their first-stage relevance; then the newest first.
+        let staged = request.rerank != Rerank::None;
+        let tiebreak = |entry: &Ranked| match entry.stage {
+            Some(total) => (true, total),
+            None if staged => (false, entry.first_stage),
+            None => (false, 0.0),
+        };
         ranked.sort_by(|a, b| {
+            let (x, y) = (tiebreak(a), tiebreak(b));
             b.score
                 .total_cmp(&a.score)
-                .then(b.stage.total_cmp(&a.stage))
+                .then(y.0.cmp(&x.0))
+                .then(y.1.total_cmp(&x.1))
                 .then(b.created_at.cmp(&a.created_at))
         });
     }
