@@ -142,6 +142,16 @@ def test_recall_rejects(
     assert mem.get(seeded[1].id).access_count == before
 
 
+@pytest.mark.parametrize("ttl", [0, -1.0, 1.3e16, float("inf")])
+def test_a_duration_beyond_a_century_is_refused(
+    seeded: tuple[hebbs.Hebbs, hebbs.Memory], ttl: float
+) -> None:
+    mem, _ = seeded
+    with pytest.raises(hebbs.InvalidValueError) as caught:
+        mem.reflect_prepare(ttl=ttl)
+    assert caught.value.field == "ttl"
+
+
 @pytest.mark.parametrize(
     ("bad_id", "error"),
     [

@@ -172,7 +172,7 @@ def flags(seed_id: str) -> list[Flag]:
             ("abc", "-1", HUGE, "nan", "21", "", SURROGATE),
         ),
         Flag(recall, "--session", "--session", BAD_TEXT),
-        Flag(recall, "--quality", "--quality", ("fast", "", SURROGATE)),
+        Flag(recall, "--quality", "--quality", ("good", "", SURROGATE)),
         Flag(recall, "--rerank", "--rerank", ("colbert", "", SURROGATE)),
         Flag(recall, "--rerank-top-n", "--rerank-top-n", ("abc", "-1", "0", HUGE, "")),
         Flag(

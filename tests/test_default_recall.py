@@ -235,3 +235,18 @@ async def test_the_async_api_has_the_same_default(tmp_path: Path, embedder: Any)
         assert detail.strategy == "hybrid"
         assert detail.rerank_score is not None
         assert_composite_order(output, weights_of(None))
+
+
+def test_a_result_without_signals_reads_without_them(mem: hebbs.Hebbs) -> None:
+    fill(mem)
+    wire = mem.recall(PARAPHRASE, top_k=2).to_dict()
+    assert set(SIGNALS) <= set(wire["results"][0]["scores"])
+    again = hebbs.RecallOutput.from_dict(wire)
+    assert again.results[0].scores == pytest.approx(
+        {k: v for k, v in wire["results"][0]["scores"].items()}
+    )
+    for result in wire["results"]:
+        del result["scores"]
+    older = hebbs.RecallOutput.from_dict(wire)
+    assert not set(SIGNALS) & set(older.results[0].scores)
+    assert older.results[0].scores["final"] == pytest.approx(wire["results"][0]["score"])

@@ -170,7 +170,9 @@ def check_stores_and_recalls(out: dict[str, Any], engine: Hebbs) -> None:
     assert ask["context"] == stored.context == {"channel": "email", "topic": "pricing"}
     assert out["get"] == {**ask, "created_at": stored.created_at}
 
-    similar = engine.recall("Acme discount", scoring_weights=RELEVANCE_ONLY)
+    similar = engine.recall(
+        "Acme discount", strategies=["similarity"], scoring_weights=RELEVANCE_ONLY
+    )
     assert out["similarity"]["ids"] == [r.memory.id_hex for r in similar.results]
     assert out["similarity"]["scores"] == pytest.approx(
         [r.score for r in similar.results], abs=1e-4
@@ -189,8 +191,14 @@ def check_stores_and_recalls(out: dict[str, Any], engine: Hebbs) -> None:
     )
     assert set(out["analogical"]["ids"]) == {r.memory.id_hex for r in analog.results}
     assert {"similarity", "temporal"} <= {s for row in out["multi"]["strategies"] for s in row}
-    weighted = engine.recall("discount", scoring_weights={"w_relevance": 0.1, "w_recency": 0.9})
+    # A gRPC recall that names no strategy keeps the protocol's default, similarity.
+    weighted = engine.recall(
+        "discount",
+        strategies=["similarity"],
+        scoring_weights={"w_relevance": 0.1, "w_recency": 0.9},
+    )
     assert set(out["weighted"]["ids"]) == {r.memory.id_hex for r in weighted.results}
+    assert all(s == ["similarity"] for s in out["weighted"]["strategies"])
     assert out["weighted"]["errors"] == []
 
     assert out["prime"]["temporal_count"] >= 2

@@ -33,7 +33,9 @@ def test_hybrid_reports_every_score(mem: hebbs.Hebbs, support: list[hebbs.Memory
     output = mem.recall("INC4711 customers cannot get their invoices", strategies=["hybrid"])
     top = output.results[0]
     assert top.memory.id == support[0].id
-    assert set(top.scores) == {"dense", "bm25", "rrf", "final"}
+    signals = {"relevance", "recency", "importance", "reinforcement"}
+    assert set(top.scores) == {"dense", "bm25", "rrf", "final"} | signals
+    assert all(0.0 <= top.scores[name] <= 1.0 for name in signals)
     assert top.scores["final"] == pytest.approx(top.score)
     detail = top.strategy_details[0]
     assert detail.strategy == "hybrid"

@@ -85,7 +85,11 @@ def test_a_bad_strategy_object_names_the_strategy(strategy: object, reason: str)
 
 def test_the_json_schemas_describe_the_json_forms() -> None:
     recall = RecallRequest.model_json_schema()["properties"]
-    strategy = recall["strategies"]["items"]["anyOf"]
+    # Left out (null, the default), the store picks the default pipeline.
+    listed, unset = recall["strategies"]["anyOf"]
+    assert unset == {"type": "null"}
+    assert recall["strategies"]["default"] is None
+    strategy = listed["items"]["anyOf"]
     assert strategy[0]["enum"] == list(hebbs._native.STRATEGIES)
     assert strategy[1]["required"] == ["strategy"]
     assert recall["cue_embedding"]["anyOf"][0] == {"type": "array", "items": {"type": "number"}}

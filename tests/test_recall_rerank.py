@@ -73,9 +73,21 @@ def test_rerank_options_reorder_only_the_head(store: Store) -> None:
     )
     head = {r.memory.id for r in plain.results[:3]}
     assert {r.memory.id for r in output.results[:3]} == head
-    assert [r.memory.id for r in output.results[3:]] == [r.memory.id for r in plain.results[3:]]
+    assert {r.memory.id for r in output.results[3:]} == {r.memory.id for r in plain.results[3:]}
     assert all("rerank" in r.scores for r in output.results[:3])
     assert not any("rerank" in r.scores for r in output.results[3:])
+    # The tail keeps its first-stage relevance capped at the weakest the stage gave; ties of
+    # the composite score go to the better first-stage relevance, then the newest memory.
+    first_stage = {r.memory.id: r.scores["relevance"] for r in plain.results}
+    weakest = min(r.scores["relevance"] for r in output.results[:3])
+    for result in output.results[3:]:
+        assert result.scores["relevance"] == pytest.approx(
+            min(first_stage[result.memory.id], weakest)
+        )
+        assert result.score == pytest.approx(result.scores["relevance"])
+    tail = [(-r.score, -first_stage[r.memory.id], -r.memory.created_at) for r in output.results[3:]]
+    assert tail == sorted(tail)
+    assert [r.memory.id for r in output.results[3:]] == [r.memory.id for r in plain.results[3:]]
 
 
 def test_conversation_neighbours_of_the_best_head_candidates_join_the_head(store: Store) -> None:
@@ -103,7 +115,7 @@ def test_conversation_neighbours_of_the_best_head_candidates_join_the_head(store
     [
         ({"rerank": "colbert"}, "rerank"),
         ({"rerank": "late_interaction", "rerank_top_n": 0}, "rerank_top_n"),
-        ({"quality": "fast"}, "quality"),
+        ({"quality": "good"}, "quality"),
         ({"rerank": "late_interaction", "cue_token_vectors": [1.0, 2.0]}, "cue_token_vectors"),
     ],
 )

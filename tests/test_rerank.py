@@ -140,8 +140,12 @@ def test_rerank_recall_reorders_the_top_n_of_a_real_recall(
     mem: hebbs.Hebbs, embedder: OnnxEmbedder
 ) -> None:
     memories = mem.remember_many({"content": text} for text in [*DOCUMENTS, "Jon likes tea."])
-    output = mem.recall(QUERY, top_k=4)
+    output = mem.recall(QUERY, strategies=["similarity"], top_k=4)
     assert output.results[0].memory.id != memories[RIGHT].id
+    # The default recall runs the late-interaction stage in the core and gets it right.
+    default = mem.recall(QUERY, top_k=4)
+    assert default.results[0].memory.id == memories[RIGHT].id
+    assert default.results[0].strategy_details[0].rerank_score is not None
     reranker = LateInteractionReranker(embedder, cache=TokenVectorCache())
     assert isinstance(reranker, MemoryReranker)
     reranked = rerank_recall(QUERY, output, reranker, top_n=3)

@@ -383,7 +383,7 @@ def test_recall_refuses_bad_rerank_options(api: Api) -> None:
     cases: list[tuple[dict[str, Any], str]] = [
         ({"cue": "x", "rerank": "colbert"}, "rerank"),
         ({"cue": "x", "rerank_top_n": -1}, "rerank_top_n"),
-        ({"cue": "x", "quality": "fast"}, "quality"),
+        ({"cue": "x", "quality": "good"}, "quality"),
         ({"cue": "x", "cue_token_vectors": [1.0, 2.0]}, "cue_token_vectors"),
         # This server's embedder is a plain callable: it gives no token vectors.
         ({"cue": "x", "strategies": ["hybrid"], "rerank": "late_interaction"}, "rerank"),

@@ -61,7 +61,9 @@ def answers(mem: Hebbs) -> list[Any]:
     """Recall answers that depend only on what an export carries: similarity's ids and
     scores; keyword's and hybrid's ids in order (BM25 statistics also count forgotten documents
     until the text index merges them away, so their scores may differ in the last digits)."""
-    similar = mem.recall("discount", scoring_weights=RELEVANCE_ONLY, top_k=5)
+    similar = mem.recall(
+        "discount", strategies=["similarity"], scoring_weights=RELEVANCE_ONLY, top_k=5
+    )
     found: list[Any] = [[(r.memory.id_hex, round(r.score, 5)) for r in similar.results]]
     for cue, strategies in (("pricing review", ["hybrid"]), ("Acme", ["keyword"])):
         out = mem.recall(cue, strategies=strategies, scoring_weights=RELEVANCE_ONLY, top_k=5)

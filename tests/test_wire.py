@@ -43,8 +43,19 @@ WIRE_TYPES = (
     ForgetResult,
     Tombstone,
 )
-#: Properties derived from others, not written.
-DERIVED = {"id_hex", "scores"}
+#: Properties derived from others, not written (a recall result's ``scores`` is: it carries the
+#: four signals of its composite score).
+DERIVED = {"id_hex"}
+#: The signals a recall result's composite score combines, written under ``scores``.
+SIGNALS = ("relevance", "recency", "importance", "reinforcement")
+#: The scores a recall result's ``scores`` takes from its strategy details, by detail field.
+DETAIL_SCORES = {
+    "dense": "dense_score",
+    "bm25": "bm25_score",
+    "rrf": "rrf_score",
+    "late_interaction": "late_interaction_score",
+    "rerank": "rerank_score",
+}
 
 
 def properties(kind: type) -> list[str]:
@@ -136,6 +147,8 @@ def test_recall_outputs_round_trip(mem: hebbs.Hebbs, stored: dict[str, Any]) -> 
         ),
         # temporal without entity_id fails alone: a strategy error beside similarity's results
         mem.recall("discount", strategies=["similarity", "temporal"], min_relevance=0.3),
+        # the default pipeline: the re-rank stage's scores and the signals of the composite
+        mem.recall("discount"),
     ]
     seen_details: set[str] = set()
     for output in outputs:
@@ -150,6 +163,7 @@ def test_recall_outputs_round_trip(mem: hebbs.Hebbs, stored: dict[str, Any]) -> 
                 round_trip(edge)
     assert seen_details >= {"similarity", "temporal", "causal", "analogical", "hybrid", "keyword"}
     assert any(result.expansion_context for result in outputs[0].results)
+    assert all("rerank" in result.scores for result in outputs[4].results)
     errors = outputs[3].strategy_errors
     assert [error.strategy for error in errors] == ["temporal"]
     round_trip(errors[0])
@@ -281,14 +295,28 @@ edge_dict = st.fixed_dictionaries(
         "neighbor_id": hex_id,
     }
 )
+
+
+def with_scores(result: dict[str, Any]) -> dict[str, Any]:
+    """The result dict with the ``scores`` it writes: ``final`` (its score), its ``signals`` and
+    each score its strategy details set (the last detail's where several do)."""
+    scores = {"final": result["score"], **result.pop("signals")}
+    for detail in result["strategy_details"]:
+        for name, field in DETAIL_SCORES.items():
+            if detail[field] is not None:
+                scores[name] = detail[field]
+    return {**result, "scores": scores}
+
+
 result_dict = st.fixed_dictionaries(
     {
         "memory": memory_dict,
         "score": f32,
+        "signals": st.fixed_dictionaries({name: f32 for name in SIGNALS}),
         "strategy_details": st.lists(detail_dict, max_size=3),
         "expansion_context": st.lists(edge_dict, max_size=3),
     }
-)
+).map(with_scores)
 tombstone_dict = st.fixed_dictionaries(
     {
         "id": hex_id,
