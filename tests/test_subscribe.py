@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _thread
 import asyncio
+import signal
 import threading
 from pathlib import Path
 
@@ -115,6 +116,10 @@ def test_entity_filter_and_overflow(mem: hebbs.Hebbs) -> None:
 
 
 def test_blocked_next_is_interruptible(mem: hebbs.Hebbs) -> None:
+    # Python's own Ctrl-C handler, whatever a library loaded by an earlier test left installed
+    # (interrupt_main runs the installed handler; one that records the signal and returns
+    # raises nothing: seen once in a full run after the Ray tests).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     sub = mem.subscribe(embedding=axis(0))
     timer = threading.Timer(0.2, _thread.interrupt_main)
     timer.start()
@@ -122,6 +127,7 @@ def test_blocked_next_is_interruptible(mem: hebbs.Hebbs) -> None:
         sub.next(timeout=60)  # bounded: a lost interrupt fails the test instead of hanging it
     timer.join()
     sub.close()
+    signal.signal(signal.SIGINT, previous)
 
 
 def test_bad_input_names_the_field(mem: hebbs.Hebbs) -> None:
