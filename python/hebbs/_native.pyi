@@ -26,12 +26,15 @@ __all__ = [
     "DEFAULT_TOMBSTONE_PAGE",
     "DEFAULT_TOP_K",
     "DIRECTIONS",
+    "EXACT_SCAN_MAX_MATCHES",
     "MAX_CAUSAL_DEPTH",
     "MAX_CONTENT_BYTES",
     "MAX_CONTEXT_BYTES",
     "MAX_EDGES_PER_MEMORY",
     "MAX_EF_SEARCH",
     "MAX_ENTITY_ID_BYTES",
+    "MAX_FILTER_CONDITIONS",
+    "MAX_FILTER_DEPTH",
     "MAX_LIST_PAGE",
     "MAX_QUEUE_CAPACITY",
     "MAX_RERANK_TOP_N",
@@ -72,6 +75,7 @@ __all__ = [
     "Tombstone",
     "VectorIndexError",
     "__version__",
+    "check_filter",
 ]
 
 __version__: str
@@ -107,6 +111,14 @@ DEFAULT_FORGET_LIMIT: int
 DEFAULT_TOMBSTONE_PAGE: int
 DEFAULT_LIST_PAGE: int
 MAX_LIST_PAGE: int
+MAX_FILTER_DEPTH: int
+MAX_FILTER_CONDITIONS: int
+EXACT_SCAN_MAX_MATCHES: int
+
+def check_filter(filter: dict[str, Any]) -> None:
+    """Checks a filter; raises ``InvalidValueError`` / ``InvalidTypeError`` naming the path of
+    its first fault (``filter.$and[1].context.priority.$gte``)."""
+
 STRATEGIES: tuple[str, ...]
 """Every recall strategy name, in the core's order."""
 VECTOR_STRATEGIES: tuple[str, ...]
@@ -519,6 +531,7 @@ class NativeEngine:
         rerank: str | None = None,
         rerank_top_n: int = ...,
         cue_token_vectors: NDArray[np.float32] | None = None,
+        filter: dict[str, Any] | None = None,
     ) -> RecallOutput: ...
     def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...

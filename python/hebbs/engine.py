@@ -428,6 +428,7 @@ class Hebbs:
         rerank_top_n: int = DEFAULT_RERANK_TOP_N,
         cue_token_vectors: Any = None,
         quality: str | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> RecallOutput:
         """Recalls memories for ``cue``: by default the best pipeline, or the strategies named.
 
@@ -466,6 +467,8 @@ class Hebbs:
         Memories a revision superseded are left out unless ``include_superseded``.
         ``include_organization`` runs the same recall against the organization's store (see
         :meth:`open`) in parallel and returns its answer as ``organization_memory``.
+        ``filter`` narrows every strategy to the memories it selects, in the filter language of
+        docs/filters.md: ``{"context.channel": "email", "context.priority": {"$gte": 2}}``.
 
         A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
         that reads vectors without a cue) is reported in ``strategy_errors`` while the others
@@ -956,6 +959,7 @@ _NATIVE_RECALL_FIELDS: frozenset[str] = frozenset(
         "graph_context",
         "session_id",
         "include_superseded",
+        "filter",
     }
 )
 

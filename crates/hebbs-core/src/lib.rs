@@ -25,6 +25,7 @@ mod codec;
 mod decode_fuzz;
 pub mod engine;
 pub mod error;
+pub mod filter;
 pub mod forget;
 pub mod index;
 pub mod memory;
@@ -37,6 +38,7 @@ pub use engine::{
     RevisionInput,
 };
 pub use error::{HebbsError, Result};
+pub use filter::Filter;
 pub use forget::{ForgetRequest, ForgetResult};
 pub use memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, TokenVectors, Tombstone};
 pub use recall::{

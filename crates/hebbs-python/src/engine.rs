@@ -11,7 +11,7 @@ use hebbs_core::engine::{
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
 use hebbs_core::recall::{PrimeRequest, RecallRequest, Rerank, Strategy, StrategyConfig};
-use hebbs_core::{Engine, EngineConfig, ForgetRequest};
+use hebbs_core::{Engine, EngineConfig, Filter, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -333,7 +333,7 @@ impl NativeEngine {
 
     /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
     /// needed by `similarity` and `analogical`, and by `causal` without a seed.
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false, rerank = None, rerank_top_n = hebbs_core::recall::DEFAULT_RERANK_TOP_N, cue_token_vectors = None))]
+    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false, rerank = None, rerank_top_n = hebbs_core::recall::DEFAULT_RERANK_TOP_N, cue_token_vectors = None, filter = None))]
     #[allow(clippy::too_many_arguments)]
     fn recall(
         &self,
@@ -361,7 +361,15 @@ impl NativeEngine {
         rerank: Option<&str>,
         rerank_top_n: usize,
         cue_token_vectors: Option<PyReadonlyArray2<'_, f32>>,
+        filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<RecallOutput> {
+        let filter = filter
+            .filter(|object| !object.is_none())
+            .map(|object| {
+                let value = serde_json::Value::Object(dict_to_map(object, "filter")?);
+                Filter::parse(&value, "filter").map_err(to_py_err)
+            })
+            .transpose()?;
         let strategies = match strategies {
             Some(items) => items
                 .iter()
@@ -409,6 +417,7 @@ impl NativeEngine {
                 .unwrap_or_default(),
             rerank_top_n,
             cue_token_vectors: cue_token_vectors.as_ref().map(matrix_rows),
+            filter,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.recall(&request))?;

@@ -5,6 +5,7 @@
 mod detach;
 mod engine;
 mod errors;
+mod filter;
 mod json;
 mod lifecycle;
 mod listing;
@@ -116,6 +117,16 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     module.add("DEFAULT_LIST_PAGE", hebbs_core::engine::DEFAULT_LIST_PAGE)?;
     module.add("MAX_LIST_PAGE", hebbs_core::engine::MAX_LIST_PAGE)?;
+    module.add("MAX_FILTER_DEPTH", hebbs_core::filter::MAX_FILTER_DEPTH)?;
+    module.add(
+        "MAX_FILTER_CONDITIONS",
+        hebbs_core::filter::MAX_FILTER_CONDITIONS,
+    )?;
+    module.add(
+        "EXACT_SCAN_MAX_MATCHES",
+        hebbs_core::filter::EXACT_SCAN_MAX_MATCHES,
+    )?;
+    module.add_function(wrap_pyfunction!(filter::check_filter, module)?)?;
     let py = module.py();
     module.add("STRATEGIES", strategy_names(py, Strategy::ALL)?)?;
     let directions = CausalDirection::ALL.map(CausalDirection::as_str);

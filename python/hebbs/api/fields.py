@@ -35,10 +35,12 @@ from hebbs._native import (
     Edge,
     EdgeType,
     HebbsError,
+    InvalidInputError,
     InvalidTypeError,
     MemoryKind,
     RecallStrategyConfig,
     ScoringWeights,
+    check_filter,
 )
 
 #: The largest unsigned 32-bit value (native `u32` fields).
@@ -265,6 +267,40 @@ def _json_object(value: object) -> dict[str, Any]:
     return result
 
 
+def _filter(value: object) -> dict[str, Any]:
+    """A filter in the filter language, checked by the engine's own parser: a fault is a
+    ``hebbs_value`` / ``hebbs_type`` error whose ``inside`` is its path inside the filter."""
+    result = _json_object(value)
+    try:
+        check_filter(result)
+    except InvalidInputError as error:
+        kind = "hebbs_type" if isinstance(error, InvalidTypeError) else "hebbs_value"
+        inside = error.field.removeprefix("filter")
+        raise PydanticCustomError(
+            kind, "{reason}", {"reason": error.reason, "inside": inside}
+        ) from None
+    return result
+
+
+#: The JSON schema of a filter (docs/filters.md): an object of field conditions and
+#: combinators, checked in full by the engine.
+_FILTER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "Only memories this filter selects are returned. Keys are fields (context.<key>, "
+        "dotted for nested objects; kind, entity_id, session_id, created_at, importance) whose "
+        "value is a value to equal or an object of operators ($eq $ne $gt $gte $lt $lte $in "
+        "$nin $exists $contains), or the combinators $and and $or (arrays of filters) and $not "
+        "(a filter)."
+    ),
+    "additionalProperties": True,
+    "examples": [
+        {"context.channel": "email", "context.priority": {"$gte": 2}},
+        {"$or": [{"kind": "insight"}, {"$not": {"context.status": {"$in": ["closed"]}}}]},
+    ],
+}
+
+
 class _JsonForm(BaseModel):
     """The JSON form of a native object: its constructor's arguments, unknown keys refused."""
 
@@ -426,6 +462,7 @@ IdList = Annotated[list[MemoryIdField], _list("ids")]
 Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
 Matrix = Annotated[Any, BeforeValidator(_matrix), WithJsonSchema(_MATRIX_SCHEMA)]
 JsonObject = Annotated[dict[str, Any], BeforeValidator(_json_object)]
+FilterObject = Annotated[dict[str, Any], BeforeValidator(_filter), WithJsonSchema(_FILTER_SCHEMA)]
 EdgeTypeName = Annotated[Any, _name_or(EdgeType), WithJsonSchema(_EDGE_TYPE_SCHEMA)]
 EdgeItem = Annotated[Any, BeforeValidator(_edge), WithJsonSchema(_EDGE_SCHEMA)]
 EdgeList = Annotated[list[EdgeItem], _list("Edge")]
@@ -488,6 +525,7 @@ __all__ = [
     "EdgeList",
     "EdgeTypeList",
     "EdgeTypeName",
+    "FilterObject",
     "Flag",
     "IdList",
     "JsonObject",

@@ -44,6 +44,7 @@ from hebbs.api.fields import (
     Count32,
     EdgeList,
     EdgeTypeList,
+    FilterObject,
     Flag,
     Fraction,
     IdList,
@@ -203,6 +204,7 @@ class RecallRequest(RankedRequest):
     rerank_top_n: Count = DEFAULT_RERANK_TOP_N
     cue_token_vectors: Optional[Matrix] = None
     quality: Optional[QualityName] = None
+    filter: Optional[FilterObject] = None
 
 
 class PrimeRequest(RankedRequest):
@@ -468,7 +470,8 @@ def invalid_input(detail: ErrorDetails, prefix: str = "") -> InvalidInputError:
     if kind == "missing":
         reason = "is required"
         is_type = True
-    return invalid(_dotted(prefix, loc), reason, InvalidTypeError if is_type else InvalidValueError)
+    field = _dotted(prefix, loc) + str(detail.get("ctx", {}).get("inside", ""))
+    return invalid(field, reason, InvalidTypeError if is_type else InvalidValueError)
 
 
 def _dotted(prefix: str, loc: list[int | str]) -> str:

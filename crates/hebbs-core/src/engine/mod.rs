@@ -60,7 +60,7 @@ use crate::index::text::TextIndex;
 use crate::index::vector::{normalize, VectorIndex};
 use crate::memory::{Memory, MemoryId, StoredMemory};
 use crate::recall::{
-    execute, PrimeOutput, PrimeRequest, RecallContext, RecallOutput, RecallRequest,
+    execute, PrimeOutput, PrimeRequest, RecallContext, RecallFilter, RecallOutput, RecallRequest,
 };
 use crate::store::Store;
 use crate::subscribe::{SubscribeRequest, Subscription, SubscriptionHub};
@@ -453,6 +453,10 @@ impl Engine {
             None => None,
         };
         let now = now_us();
+        let filter = match &request.filter {
+            Some(filter) => Some(RecallFilter::new(&self.store, filter)?),
+            None => None,
+        };
         let context = RecallContext {
             store: &self.store,
             index: index.as_deref(),
@@ -460,6 +464,7 @@ impl Engine {
             request,
             cue,
             now_us: now,
+            filter,
         };
         let output = execute(&context)?;
         if output.results.is_empty() {

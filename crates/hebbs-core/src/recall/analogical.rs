@@ -43,7 +43,7 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
     };
     let pool = plan.top_k.saturating_mul(ANALOGICAL_POOL_FACTOR);
     let mut neighbors: Vec<Neighbor> =
-        nearest(context, &reference.query, pool, plan.ef_search, None)?;
+        nearest(context, &reference.query, pool, plan.ef_search, None, true)?;
     neighbors.retain(|hit| Some(hit.id) != reference.exclude);
     let ids: Vec<MemoryId> = neighbors.iter().map(|hit| hit.id).collect();
     let records = context.store.records(&ids)?;
@@ -116,7 +116,7 @@ fn reference(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Opt
             exclude: None,
         }));
     }
-    let Some(nearest_hit) = nearest(context, &query, 1, plan.ef_search, None)?
+    let Some(nearest_hit) = nearest(context, &query, 1, plan.ef_search, None, false)?
         .first()
         .copied()
     else {

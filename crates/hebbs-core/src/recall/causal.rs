@@ -50,7 +50,7 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
         }
         None => {
             let query = context.cue.as_deref().unwrap_or_default();
-            match nearest(context, query, 1, plan.ef_search, None)?.first() {
+            match nearest(context, query, 1, plan.ef_search, None, false)?.first() {
                 Some(hit) => hit.id,
                 None => return Ok(Vec::new()),
             }

@@ -15,6 +15,7 @@ use super::scoring::ScoreSignals;
 use super::strategy::Strategy;
 use super::{analogical, causal, graph_context, hybrid, keyword, regex_scan, similarity, temporal};
 use crate::error::Result;
+use crate::filter::{Filter, FilterPlan, Matcher};
 use crate::index::text::TextIndex;
 use crate::index::vector::VectorIndex;
 use crate::memory::{IdMap, Memory, MemoryId, RecordHeader};
@@ -38,6 +39,54 @@ pub(crate) struct RecallContext<'a> {
     /// The normalised cue vector.
     pub cue: Option<Vec<f32>>,
     pub now_us: u64,
+    /// The request's filter, planned.
+    pub filter: Option<RecallFilter<'a>>,
+}
+
+/// A recall's filter: its plan and the matcher every strategy checks its finds with.
+pub(crate) struct RecallFilter<'a> {
+    pub plan: FilterPlan,
+    pub matcher: Matcher<'a>,
+}
+
+impl<'a> RecallFilter<'a> {
+    /// Plans `filter` on `store`.
+    pub fn new(store: &'a Store, filter: &'a Filter) -> Result<Self> {
+        Ok(Self {
+            plan: FilterPlan::new(store, filter)?,
+            matcher: Matcher::new(store, filter),
+        })
+    }
+}
+
+/// Most candidates a strategy is asked for while it looks for enough that the filter selects.
+pub const FILTER_MAX_DEPTH: usize = 4096;
+/// How much deeper each new look goes.
+const FILTER_DEPTH_FACTOR: usize = 4;
+
+/// Runs one strategy and keeps what the request's filter selects. When fewer than its
+/// `top_k` remain and it found as many as it was asked for, it runs again asked for
+/// [`FILTER_DEPTH_FACTOR`] times more, up to [`FILTER_MAX_DEPTH`].
+fn run_filtered(plan: &StrategyPlan<'_>, context: &RecallContext<'_>) -> Result<Vec<Candidate>> {
+    let Some(filter) = &context.filter else {
+        return run_strategy(plan, context);
+    };
+    let mut deeper = plan.clone();
+    loop {
+        let found = run_strategy(&deeper, context)?;
+        let exhausted = found.len() < deeper.top_k;
+        let ids: Vec<MemoryId> = found.iter().map(|candidate| candidate.id).collect();
+        let selected = filter.matcher.matching(&ids)?;
+        let kept: Vec<Candidate> = found
+            .into_iter()
+            .zip(selected)
+            .filter_map(|(candidate, selected)| selected.then_some(candidate))
+            .collect();
+        if kept.len() >= plan.top_k || exhausted || deeper.top_k >= FILTER_MAX_DEPTH {
+            return Ok(kept);
+        }
+        deeper.top_k = (deeper.top_k * FILTER_DEPTH_FACTOR).min(FILTER_MAX_DEPTH);
+    }
 }
 
 /// Runs one strategy, first checking it has its own inputs (see [`StrategyPlan::check_inputs`]).
@@ -60,11 +109,11 @@ fn run_strategy(plan: &StrategyPlan<'_>, context: &RecallContext<'_>) -> Result<
 pub(crate) fn execute(context: &RecallContext<'_>) -> Result<RecallOutput> {
     let plans = context.request.plans();
     let answers: Vec<(Strategy, Result<Vec<Candidate>>)> = if plans.len() == 1 {
-        vec![(plans[0].strategy, run_strategy(&plans[0], context))]
+        vec![(plans[0].strategy, run_filtered(&plans[0], context))]
     } else {
         plans
             .par_iter()
-            .map(|plan| (plan.strategy, run_strategy(plan, context)))
+            .map(|plan| (plan.strategy, run_filtered(plan, context)))
             .collect()
     };
     let mut found = Vec::new();

@@ -24,7 +24,7 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
     let text = context.request.cue_text.as_deref().unwrap_or_default();
     let pool = plan.top_k.max(HYBRID_MIN_POOL);
     let (dense, keyword) = rayon::join(
-        || nearest(context, cue, pool, plan.ef_search, plan.entity_id),
+        || nearest(context, cue, pool, plan.ef_search, plan.entity_id, true),
         || context.text.search(text, pool, plan.entity_id),
     );
     let mut dense = dense?;

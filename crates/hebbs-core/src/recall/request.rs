@@ -10,6 +10,7 @@ use super::scoring::ScoringWeights;
 use super::strategy::{CausalDirection, Strategy, StrategyConfig};
 use crate::engine::check_entity_id;
 use crate::error::{HebbsError, Result};
+use crate::filter::Filter;
 use crate::index::vector::check_ef_search;
 use crate::memory::{EdgeType, MemoryId};
 
@@ -89,6 +90,9 @@ pub struct RecallRequest {
     /// The cue's per-token vectors (one row per kept token, any norm: the engine normalises
     /// them), from the same encoder pass as `cue_vector`; needed by late interaction.
     pub cue_token_vectors: Option<Vec<Vec<f32>>>,
+    /// Only memories this filter selects are returned, by every strategy (see
+    /// [`crate::filter`]).
+    pub filter: Option<Filter>,
 }
 
 impl RecallRequest {
@@ -118,6 +122,7 @@ impl RecallRequest {
             rerank: Rerank::None,
             rerank_top_n: DEFAULT_RERANK_TOP_N,
             cue_token_vectors: None,
+            filter: None,
         }
     }
 

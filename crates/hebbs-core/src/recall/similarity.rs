@@ -5,7 +5,7 @@
 //! planned: a small entity is scanned exactly, a large one is searched in the HNSW graph with an
 //! entity filter. [`nearest`] is the k-NN the other strategies start from.
 
-use super::executor::{Candidate, RecallContext};
+use super::executor::{Candidate, RecallContext, RecallFilter};
 use super::plan::StrategyPlan;
 use super::request::RecallRequest;
 use super::result::StrategyDetail;
@@ -23,7 +23,14 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
     let Some(query) = context.cue.as_deref() else {
         return Ok(Vec::new());
     };
-    let neighbors = nearest(context, query, plan.top_k, plan.ef_search, plan.entity_id)?;
+    let neighbors = nearest(
+        context,
+        query,
+        plan.top_k,
+        plan.ef_search,
+        plan.entity_id,
+        true,
+    )?;
     Ok(neighbors
         .into_iter()
         .map(|hit| Candidate {
@@ -37,20 +44,25 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
 }
 
 /// The `max(k, ef)` live memories nearest to normalised `query`, nearest first; only `entity`'s
-/// when given. `ef` defaults to the index's `ef_search`.
+/// when given, and only those the request's filter selects when `filtered` (see
+/// [`crate::filter::FilterPlan`]: a selective filter's memories are scored exactly, otherwise
+/// the graph search checks the filter on the nodes it returns). `ef` defaults to the index's
+/// `ef_search`.
 pub(super) fn nearest(
     context: &RecallContext<'_>,
     query: &[f32],
     k: usize,
     ef_search: Option<usize>,
     entity: Option<&str>,
+    filtered: bool,
 ) -> Result<Vec<Neighbor>> {
     let Some(index) = context.index else {
         return Ok(Vec::new());
     };
     let ef = ef_search.unwrap_or(index.default_ef_search());
     let pool = k.max(ef);
-    match entity {
+    let filter = context.filter.as_ref().filter(|_| filtered);
+    let members = match entity {
         Some(entity) => {
             let members = context.store.temporal_newest_first(
                 entity,
@@ -58,15 +70,67 @@ pub(super) fn nearest(
                 u64::MAX,
                 EXACT_SCAN_MAX_ENTITY_SIZE + 1,
             )?;
-            if members.len() <= EXACT_SCAN_MAX_ENTITY_SIZE {
-                let ids: Vec<_> = members.into_iter().map(|key| key.id).collect();
-                exact_scan(context, query, &ids, pool)
-            } else {
-                Ok(index.search(query, pool, Some(ef), Some(entity)))
-            }
+            (members.len() <= EXACT_SCAN_MAX_ENTITY_SIZE)
+                .then(|| members.into_iter().map(|key| key.id).collect::<Vec<_>>())
         }
-        None => Ok(index.search(query, pool, Some(ef), None)),
+        None => None,
+    };
+    let selected = filter.and_then(|filter| filter.plan.candidates.as_deref());
+    let hits = match (members, selected) {
+        (Some(members), selected) => {
+            let ids: Vec<MemoryId> = members
+                .into_iter()
+                .filter(|id| selected.is_none_or(|selected| selected.binary_search(id).is_ok()))
+                .collect();
+            exact_scan(context, query, &ids, ids.len())?
+        }
+        (None, Some(selected)) => index.exact(query, selected, selected.len()),
+        (None, None) => match filter {
+            Some(filter) => {
+                let hits = index.search_where(
+                    query,
+                    pool,
+                    Some(ef),
+                    entity,
+                    Some(|id: &MemoryId| filter.matcher.accepts(id)),
+                );
+                filter.matcher.finish()?;
+                hits
+            }
+            None => index.search(query, pool, Some(ef), entity),
+        },
+    };
+    keep_selected(filter, hits, pool)
+}
+
+/// The first `pool` of `hits` (nearest first) that `filter` selects, checked a batch at a
+/// time; all of them up to `pool` without a filter.
+fn keep_selected(
+    filter: Option<&RecallFilter<'_>>,
+    mut hits: Vec<Neighbor>,
+    pool: usize,
+) -> Result<Vec<Neighbor>> {
+    let Some(filter) = filter else {
+        hits.truncate(pool);
+        return Ok(hits);
+    };
+    let mut kept = Vec::with_capacity(pool.min(hits.len()));
+    for batch in hits.chunks(pool.max(1)) {
+        let ids: Vec<MemoryId> = batch.iter().map(|hit| hit.id).collect();
+        let selected = filter.matcher.matching(&ids)?;
+        kept.extend(
+            batch
+                .iter()
+                .zip(selected)
+                .filter(|(_, selected)| *selected)
+                .map(|(hit, _)| *hit),
+        );
+        if kept.len() >= pool {
+            break;
+        }
     }
+    kept.truncate(pool);
+    Ok(kept)
 }
 
 /// The `k` live memories nearest to normalised `query` (only `entity`'s when given), nearest
@@ -87,8 +151,9 @@ pub(crate) fn nearest_to(
         request: &request,
         cue: Some(query.to_vec()),
         now_us: 0,
+        filter: None,
     };
-    let mut hits = nearest(&context, query, k, None, entity)?;
+    let mut hits = nearest(&context, query, k, None, entity, false)?;
     hits.truncate(k);
     Ok(hits)
 }

@@ -65,6 +65,7 @@ impl<'a> StoreBatch<'a> {
             id: *id,
         };
         self.batch.put_cf(store.cf(TEMPORAL), temporal.encode(), []);
+        self.put_context_values(id, record);
         for edge in edges {
             self.put_edge(id, edge);
         }

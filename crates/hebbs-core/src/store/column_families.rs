@@ -31,8 +31,12 @@ pub const TOKEN_VECTORS: &str = "token_vectors";
 /// (`conversations.rs`).
 pub const CONVERSATIONS: &str = "conversations";
 
+/// context path ‖ 0x00 ‖ value ‖ id -> empty: which memories hold which context value
+/// (`context_values.rs`), for filtered recall.
+pub const CONTEXT_VALUES: &str = "context_values";
+
 /// Every column family, in the order they are opened.
-pub const ALL_COLUMN_FAMILIES: [&str; 12] = [
+pub const ALL_COLUMN_FAMILIES: [&str; 13] = [
     MEMORIES,
     VECTORS,
     TEMPORAL,
@@ -45,6 +49,7 @@ pub const ALL_COLUMN_FAMILIES: [&str; 12] = [
     SESSIONS,
     TOKEN_VECTORS,
     CONVERSATIONS,
+    CONTEXT_VALUES,
 ];
 
 /// Block cache shared by all column families, in bytes.

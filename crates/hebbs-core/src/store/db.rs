@@ -64,6 +64,7 @@ impl Store {
                 ))
             }
         }
+        store.index_context_values()?;
         Ok(store)
     }
 

@@ -30,6 +30,7 @@ impl StoreBatch<'_> {
         self.delete(ACCESS, id.as_bytes());
         self.delete(TOKEN_VECTORS, id.as_bytes());
         self.delete(TEMPORAL, &temporal);
+        self.delete_context_values(id, record);
         self.delete_conversation_turn(id)?;
         let entry = ChangelogEntry {
             seq,
@@ -55,7 +56,7 @@ impl StoreBatch<'_> {
         &self.touched
     }
 
-    fn delete(&mut self, cf: &'static str, key: &[u8]) {
+    pub(super) fn delete(&mut self, cf: &'static str, key: &[u8]) {
         self.batch.delete_cf(self.store.cf(cf), key);
         self.touched.touch(cf, key);
     }

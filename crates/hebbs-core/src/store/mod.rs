@@ -5,6 +5,7 @@ mod access;
 mod batch;
 mod changelog;
 mod column_families;
+mod context_values;
 mod conversations;
 mod db;
 mod erase;
@@ -21,9 +22,10 @@ pub use access::AccessStats;
 pub use batch::StoreBatch;
 pub use changelog::{ChangeOp, ChangelogEntry};
 pub use column_families::{
-    ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, CONVERSATIONS, EDGES_IN, EDGES_OUT, MEMORIES, META,
-    TEMPORAL, TOKEN_VECTORS, TOMBSTONES, VECTORS,
+    ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, CONTEXT_VALUES, CONVERSATIONS, EDGES_IN, EDGES_OUT,
+    MEMORIES, META, TEMPORAL, TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };
+pub use context_values::ValueLookup;
 pub use conversations::{ConversationPlace, ConversationTurn};
 pub use db::Store;
 pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};

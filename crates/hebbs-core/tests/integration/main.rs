@@ -9,6 +9,7 @@ mod concurrency;
 mod crash_recovery;
 mod edges_revise;
 mod engine_api;
+mod filtered_recall;
 mod forget_cascade;
 mod forget_purge;
 mod hnsw_recall;

@@ -211,6 +211,19 @@ impl VectorIndex {
         ef_search: Option<usize>,
         entity: Option<&str>,
     ) -> Vec<Neighbor> {
+        self.search_where(query, k, ef_search, entity, None::<fn(&MemoryId) -> bool>)
+    }
+
+    /// [`VectorIndex::search`] among the memories `keep` lets through (when given): the graph
+    /// is walked through every node, and only those are returned (hnswlib's filter functor).
+    pub fn search_where(
+        &self,
+        query: &[f32],
+        k: usize,
+        ef_search: Option<usize>,
+        entity: Option<&str>,
+        keep: Option<impl Fn(&MemoryId) -> bool>,
+    ) -> Vec<Neighbor> {
         let ef = ef_search.unwrap_or(self.params.ef_search).max(k);
         let slots = self.slots.read();
         let entity_index = match entity {
@@ -220,8 +233,13 @@ impl VectorIndex {
             },
             None => None,
         };
-        let filtered = entity_index.is_some() || slots.deleted_len() > 0;
-        let accept = |slot: usize| slots.accepts(slot, entity_index);
+        let filtered = entity_index.is_some() || slots.deleted_len() > 0 || keep.is_some();
+        let accept = |slot: usize| {
+            slots.accepts(slot, entity_index)
+                && keep
+                    .as_ref()
+                    .is_none_or(|keep| slots.live_id(slot).is_some_and(|id| keep(&id)))
+        };
         // The pending buffer is scanned before the graph is searched: the drain removes a node
         // from the buffer only once the graph links it, so a node the scan misses is linked
         // before the search starts, and no node is missed by both.
@@ -243,6 +261,27 @@ impl VectorIndex {
         hits.into_iter()
             .filter_map(|(slot, distance)| slots.live_id(slot).map(|id| Neighbor { id, distance }))
             .collect()
+    }
+
+    /// The `k` of `ids` nearest normalised `query`, nearest first, by an exact scan of their
+    /// vectors in memory (ids not indexed, or forgotten, are skipped; `ids` hold each id once).
+    pub fn exact(&self, query: &[f32], ids: &[MemoryId], k: usize) -> Vec<Neighbor> {
+        let slots = self.slots.read();
+        let vectors = self.graph.vectors().view();
+        let mut hits: Vec<Neighbor> = ids
+            .iter()
+            .filter_map(|id| {
+                let slot = slots.live_slot(id)?;
+                let vector = vectors.get(u32::try_from(slot).ok()?)?;
+                Some(Neighbor {
+                    id: *id,
+                    distance: (1.0 - super::dot(query, vector)).max(0.0),
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+        hits.truncate(k);
+        hits
     }
 
     /// Slots handed out, tombstoned ones included (what the graph holds).

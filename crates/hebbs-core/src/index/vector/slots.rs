@@ -55,6 +55,14 @@ impl SlotMap {
         }
     }
 
+    /// The slot of `id`, unless it has none or it is deleted.
+    pub fn live_slot(&self, id: &MemoryId) -> Option<usize> {
+        self.by_id
+            .get(id)
+            .copied()
+            .filter(|slot| !self.deleted.contains(slot))
+    }
+
     /// The memory in `slot`, unless deleted.
     pub fn live_id(&self, slot: usize) -> Option<MemoryId> {
         if self.deleted.contains(&slot) {

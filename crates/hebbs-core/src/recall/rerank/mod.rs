@@ -417,8 +417,8 @@ impl SecondPass<'_> {
 /// superseded unless the request includes those), within the request's entity scope when
 /// every strategy has one and within its time range when every strategy is a `temporal` one
 /// with a range (the only strategy that reads it), with their creation time, their composite
-/// line and no BM25 score. None when the request sets a relevance floor (`min_relevance`): a
-/// promoted memory has no first-stage relevance.
+/// line and no BM25 score; only those the request's filter selects. None when the request sets
+/// a relevance floor (`min_relevance`): a promoted memory has no first-stage relevance.
 fn promote(
     context: &RecallContext<'_>,
     ids: &[MemoryId],
@@ -451,6 +451,11 @@ fn promote(
         if !in_head.contains(id) && !found.contains(id) {
             found.push(*id);
         }
+    }
+    if let Some(filter) = &context.filter {
+        let selected = filter.matcher.matching(&found)?;
+        let mut selected = selected.into_iter();
+        found.retain(|_| selected.next().unwrap_or(false));
     }
     let records = context.store.cached_records(&found)?;
     let fields = context.store.scoring_fields(&found, false)?;

@@ -1,0 +1,221 @@
+//! How a filtered read finds the memories its filter selects, as a query planner would.
+//!
+//! [`FilterPlan::new`] asks the index of context values (`store/context_values.rs`), the
+//! `(entity, time)` index and the conversations for the memories each indexable condition
+//! selects, stopping at [`EXACT_SCAN_MAX_MATCHES`]: `$eq`, `$in` and number ranges on a context
+//! path, `entity_id` and `session_id` equality; `$and` keeps the smallest of its parts' sets
+//! (intersected), `$or` their union when every part has one. When that gives a set, the
+//! filter is *selective*: a vector search scores exactly those memories (in memory, no graph
+//! walk). Otherwise the graph is searched with the filter checked on the nodes it would return
+//! (hnswlib's filter functor; Qdrant's filterable HNSW does the same below its own threshold).
+//!
+//! The sets are supersets (an array holds many values; numbers are indexed as f64): every
+//! memory a read returns is checked against the whole filter by a [`Matcher`].
+
+use std::collections::HashSet;
+
+use parking_lot::Mutex;
+
+use super::op::Op;
+use super::{Field, Filter, FilterView};
+use crate::error::{HebbsError, Result};
+use crate::memory::{IdMap, MemoryId, StoredMemory};
+use crate::store::{Store, ValueLookup};
+
+/// Most memories a filter may select to count as selective: a vector search then scores them
+/// exactly instead of walking the graph. An exact scan of 4,096 vectors in memory costs about
+/// what a graph search with `ef_search` 50 costs, and a filter at or below it leaves a graph
+/// walk too few matches among the nodes it visits.
+pub const EXACT_SCAN_MAX_MATCHES: usize = 4096;
+
+/// A filter's plan for one read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FilterPlan {
+    /// The memories the filter can select (a superset), when they are at most
+    /// [`EXACT_SCAN_MAX_MATCHES`]; None when the filter is not selective.
+    pub candidates: Option<Vec<MemoryId>>,
+}
+
+impl FilterPlan {
+    /// Plans `filter` on `store`.
+    pub fn new(store: &Store, filter: &Filter) -> Result<Self> {
+        Ok(Self {
+            candidates: candidates(store, filter, EXACT_SCAN_MAX_MATCHES)?.map(|set| {
+                let mut ids: Vec<MemoryId> = set.into_iter().collect();
+                ids.sort();
+                ids
+            }),
+        })
+    }
+}
+
+/// The memories an indexable filter selects (a superset), None when it is not indexable or
+/// selects more than `limit`.
+fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<HashSet<MemoryId>>> {
+    match filter {
+        Filter::And(parts) => {
+            let mut best: Option<HashSet<MemoryId>> = None;
+            for part in parts {
+                if let Some(set) = candidates(store, part, limit)? {
+                    best = Some(match best {
+                        Some(known) => known.intersection(&set).copied().collect(),
+                        None => set,
+                    });
+                }
+            }
+            Ok(best)
+        }
+        Filter::Or(parts) => {
+            let mut union = HashSet::new();
+            for part in parts {
+                let Some(set) = candidates(store, part, limit)? else {
+                    return Ok(None);
+                };
+                union.extend(set);
+                if union.len() > limit {
+                    return Ok(None);
+                }
+            }
+            Ok(Some(union))
+        }
+        Filter::Not(_) => Ok(None),
+        Filter::Condition { field, op, value } => {
+            let found = match (field, op) {
+                (Field::Context(path), Op::Eq) => {
+                    store.context_lookup(path, ValueLookup::Equal(value), limit)?
+                }
+                (Field::Context(path), Op::In) => {
+                    let mut all = Vec::new();
+                    for option in value.as_array().into_iter().flatten() {
+                        match store.context_lookup(path, ValueLookup::Equal(option), limit)? {
+                            Some(ids) => all.extend(ids),
+                            None => return Ok(None),
+                        }
+                        if all.len() > limit {
+                            return Ok(None);
+                        }
+                    }
+                    Some(all)
+                }
+                (Field::Context(path), Op::Gt | Op::Gte | Op::Lt | Op::Lte) => {
+                    match value.as_f64() {
+                        Some(bound) => {
+                            let lookup = if matches!(op, Op::Gt | Op::Gte) {
+                                ValueLookup::NumberRange {
+                                    lower: Some(bound),
+                                    upper: None,
+                                }
+                            } else {
+                                ValueLookup::NumberRange {
+                                    lower: None,
+                                    upper: Some(bound),
+                                }
+                            };
+                            store.context_lookup(path, lookup, limit)?
+                        }
+                        None => None,
+                    }
+                }
+                (Field::EntityId, Op::Eq) => match value.as_str() {
+                    Some(entity) => {
+                        let keys = store.temporal_newest_first(entity, 0, u64::MAX, limit + 1)?;
+                        (keys.len() <= limit).then(|| keys.into_iter().map(|key| key.id).collect())
+                    }
+                    None => None,
+                },
+                (Field::SessionId, Op::Eq) => match value.as_str() {
+                    Some(session) => {
+                        let ids = store.conversation(session, limit + 1)?;
+                        (ids.len() <= limit).then_some(ids)
+                    }
+                    None => None,
+                },
+                _ => None,
+            };
+            Ok(found.map(|ids| ids.into_iter().collect()))
+        }
+    }
+}
+
+/// Checks memories against a filter, reading each record once per read (through the record
+/// cache) and remembering the answer.
+pub struct Matcher<'a> {
+    store: &'a Store,
+    filter: &'a Filter,
+    known: Mutex<IdMap<bool>>,
+    /// The first read that failed inside a callback that cannot return it.
+    failure: Mutex<Option<HebbsError>>,
+}
+
+impl<'a> Matcher<'a> {
+    /// A matcher of `filter` over `store`.
+    pub fn new(store: &'a Store, filter: &'a Filter) -> Self {
+        Self {
+            store,
+            filter,
+            known: Mutex::default(),
+            failure: Mutex::default(),
+        }
+    }
+
+    /// Whether each of `ids` exists and matches, in input order.
+    pub fn matching(&self, ids: &[MemoryId]) -> Result<Vec<bool>> {
+        let unknown: Vec<MemoryId> = {
+            let known = self.known.lock();
+            ids.iter()
+                .filter(|id| !known.contains_key(*id))
+                .copied()
+                .collect()
+        };
+        if !unknown.is_empty() {
+            let records = self.store.cached_records(&unknown)?;
+            let sessions = if self.filter.reads_session() {
+                self.store.conversation_turns(&unknown)?
+            } else {
+                vec![None; unknown.len()]
+            };
+            let mut known = self.known.lock();
+            for ((id, record), turn) in unknown.iter().zip(records).zip(sessions) {
+                known.insert(*id, self.holds(record.as_deref(), turn.as_ref()));
+            }
+        }
+        let known = self.known.lock();
+        Ok(ids
+            .iter()
+            .map(|id| known.get(id).copied().unwrap_or(false))
+            .collect())
+    }
+
+    /// [`Matcher::matching`] of one id for a callback that cannot return an error: a failed
+    /// read counts as no match and is kept for [`Matcher::finish`].
+    pub fn accepts(&self, id: &MemoryId) -> bool {
+        match self.matching(std::slice::from_ref(id)) {
+            Ok(found) => found[0],
+            Err(error) => {
+                self.failure.lock().get_or_insert(error);
+                false
+            }
+        }
+    }
+
+    /// The first read error [`Matcher::accepts`] met, if any.
+    pub fn finish(&self) -> Result<()> {
+        match self.failure.lock().take() {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    fn holds(
+        &self,
+        record: Option<&StoredMemory>,
+        turn: Option<&crate::store::ConversationTurn>,
+    ) -> bool {
+        record.is_some_and(|record| {
+            self.filter.matches(&FilterView::of(
+                record,
+                turn.map(|turn| turn.session_id.as_str()),
+            ))
+        })
+    }
+}

@@ -1,0 +1,291 @@
+//! The index of context values (`context_values` column family): which memories hold which
+//! scalar at which context path, so a filtered recall can count and list the memories a
+//! condition selects without reading their records (`filter/plan.rs`).
+//!
+//! Key: `path ‖ 0x00 ‖ encoded value ‖ id (16 bytes)`, empty value. The path is the dotted
+//! context key (`ticket.priority`); a key whose name holds a `.` or a NUL byte cannot be named by
+//! a filter and is not indexed. Every scalar is indexed under its path, and so is every scalar
+//! element of an array (so `$contains` and `$in` find them too): what a lookup returns is a
+//! superset of the memories a condition selects, which the caller then checks record by
+//! record. The value encoding orders like the values it encodes, numbers by value (as f64) and
+//! strings by bytes, so a range of numbers is a range of keys:
+//!
+//! - `null`: `0x01`; `false` / `true`: `0x02 0x00` / `0x02 0x01`;
+//! - a number: `0x03` and the f64 with its sign bit flipped (all bits when negative), big-endian;
+//! - a string: `0x04`, its bytes with `0x00` escaped as `0x00 0xFF`, then `0x00 0x00`.
+//!
+//! The entries are written in the batch that writes the record (a memory's context never
+//! changes after it is written: a revision is a new memory) and deleted with it. A store written
+//! before the index existed is indexed once when it opens ([`Store::index_context_values`]).
+
+use serde_json::{Map, Value};
+
+use super::batch::StoreBatch;
+use super::column_families::{CONTEXT_VALUES, MEMORIES, META};
+use super::db::Store;
+use crate::error::Result;
+use crate::memory::{MemoryId, StoredMemory};
+
+/// The meta key set once every record is in the index.
+const META_CONTEXT_INDEXED: &[u8] = b"context_values_indexed";
+/// Records indexed per write batch when an older store is indexed on open.
+const BACKFILL_BATCH: usize = 4096;
+
+const TAG_NULL: u8 = 0x01;
+const TAG_BOOL: u8 = 0x02;
+const TAG_NUMBER: u8 = 0x03;
+const TAG_STRING: u8 = 0x04;
+
+/// What a lookup in the index asks for.
+#[derive(Clone, Copy, Debug)]
+pub enum ValueLookup<'a> {
+    /// The memories holding this scalar at the path (or in an array there).
+    Equal(&'a Value),
+    /// The memories holding a number in `lower..=upper` at the path (either bound open).
+    NumberRange {
+        /// The least number, if bounded.
+        lower: Option<f64>,
+        /// The greatest number, if bounded.
+        upper: Option<f64>,
+    },
+}
+
+/// The index key prefix `path ‖ 0x00` of a context path, None when a filter cannot name it.
+fn path_prefix(path: &[String]) -> Option<Vec<u8>> {
+    if path
+        .iter()
+        .any(|key| key.is_empty() || key.contains('.') || key.contains('\0'))
+    {
+        return None;
+    }
+    let mut key = path.join(".").into_bytes();
+    key.push(0);
+    Some(key)
+}
+
+/// The order-keeping encoding of a scalar, None for an array or object.
+fn encode_scalar(value: &Value, out: &mut Vec<u8>) -> bool {
+    match value {
+        Value::Null => out.push(TAG_NULL),
+        Value::Bool(flag) => out.extend([TAG_BOOL, u8::from(*flag)]),
+        Value::Number(number) => match number.as_f64() {
+            Some(float) => {
+                out.push(TAG_NUMBER);
+                out.extend(sortable_f64(float));
+            }
+            None => return false,
+        },
+        Value::String(text) => {
+            out.push(TAG_STRING);
+            for byte in text.bytes() {
+                out.push(byte);
+                if byte == 0 {
+                    out.push(0xFF);
+                }
+            }
+            out.extend([0, 0]);
+        }
+        Value::Array(_) | Value::Object(_) => return false,
+    }
+    true
+}
+
+/// An f64's bits, ordered like the numbers (negative zero as zero).
+fn sortable_f64(value: f64) -> [u8; 8] {
+    let bits = (value + 0.0).to_bits();
+    let ordered = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    ordered.to_be_bytes()
+}
+
+/// Every index key of a memory with `context`, without the id.
+fn entries(context: &Map<String, Value>) -> Vec<Vec<u8>> {
+    let mut found = Vec::new();
+    let mut path = Vec::new();
+    collect(context, &mut path, &mut found);
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn collect(object: &Map<String, Value>, path: &mut Vec<String>, found: &mut Vec<Vec<u8>>) {
+    for (key, value) in object {
+        path.push(key.clone());
+        match value {
+            Value::Object(inner) => collect(inner, path, found),
+            Value::Array(items) => {
+                for item in items {
+                    push_entry(path, item, found);
+                }
+            }
+            scalar => push_entry(path, scalar, found),
+        }
+        path.pop();
+    }
+}
+
+fn push_entry(path: &[String], value: &Value, found: &mut Vec<Vec<u8>>) {
+    if let Some(mut key) = path_prefix(path) {
+        if encode_scalar(value, &mut key) {
+            found.push(key);
+        }
+    }
+}
+
+fn with_id(mut key: Vec<u8>, id: &MemoryId) -> Vec<u8> {
+    key.extend_from_slice(id.as_bytes());
+    key
+}
+
+impl StoreBatch<'_> {
+    /// Indexes the context values of memory `id`.
+    pub(super) fn put_context_values(&mut self, id: &MemoryId, record: &StoredMemory) {
+        let cf = self.store.cf(CONTEXT_VALUES);
+        for key in entries(&record.context) {
+            self.batch.put_cf(cf, with_id(key, id), []);
+        }
+    }
+
+    /// Drops the context values of memory `id` from the index.
+    pub(super) fn delete_context_values(&mut self, id: &MemoryId, record: &StoredMemory) {
+        for key in entries(&record.context) {
+            self.delete(CONTEXT_VALUES, &with_id(key, id));
+        }
+    }
+}
+
+impl Store {
+    /// The memories whose context holds what `lookup` asks for at `path`, at most `limit`:
+    /// None when there are more (the condition is not selective) or the path cannot be
+    /// indexed. A superset of the memories the condition selects (see the module docs).
+    pub fn context_lookup(
+        &self,
+        path: &[String],
+        lookup: ValueLookup<'_>,
+        limit: usize,
+    ) -> Result<Option<Vec<MemoryId>>> {
+        let Some(prefix) = path_prefix(path) else {
+            return Ok(None);
+        };
+        let (lower, upper) = match lookup {
+            ValueLookup::Equal(value) => {
+                let mut key = prefix.clone();
+                if !encode_scalar(value, &mut key) {
+                    return Ok(None);
+                }
+                let mut upper = key.clone();
+                upper.extend([0xFF; MemoryId::LEN + 1]);
+                (key, upper)
+            }
+            ValueLookup::NumberRange { lower, upper } => {
+                let mut low = prefix.clone();
+                low.push(TAG_NUMBER);
+                low.extend(sortable_f64(lower.unwrap_or(f64::NEG_INFINITY)));
+                let mut high = prefix.clone();
+                high.push(TAG_NUMBER);
+                high.extend(sortable_f64(upper.unwrap_or(f64::INFINITY)));
+                high.extend([0xFF; MemoryId::LEN + 1]);
+                (low, high)
+            }
+        };
+        let mut options = rocksdb::ReadOptions::default();
+        options.set_iterate_upper_bound(upper);
+        let iterator = self.db.iterator_cf_opt(
+            self.cf(CONTEXT_VALUES),
+            options,
+            rocksdb::IteratorMode::From(&lower, rocksdb::Direction::Forward),
+        );
+        let mut found = Vec::new();
+        for item in iterator {
+            let (key, _) = item?;
+            if found.len() == limit {
+                return Ok(None);
+            }
+            let Some(id) = key
+                .len()
+                .checked_sub(MemoryId::LEN)
+                .and_then(|at| MemoryId::from_slice(&key[at..], "id").ok())
+            else {
+                continue;
+            };
+            found.push(id);
+        }
+        Ok(Some(found))
+    }
+
+    /// Indexes the context values of every record if the store was written before the index
+    /// existed (once: a meta key records that it is done).
+    pub(super) fn index_context_values(&self) -> Result<()> {
+        if self
+            .db
+            .get_cf(self.cf(META), META_CONTEXT_INDEXED)?
+            .is_some()
+        {
+            return Ok(());
+        }
+        let mut batch = self.batch();
+        let mut pending = 0;
+        for item in self
+            .db
+            .iterator_cf(self.cf(MEMORIES), rocksdb::IteratorMode::Start)
+        {
+            let (key, value) = item?;
+            let id = MemoryId::from_slice(&key, "id")?;
+            batch.put_context_values(&id, &StoredMemory::decode(&value)?);
+            pending += 1;
+            if pending == BACKFILL_BATCH {
+                self.commit(std::mem::replace(&mut batch, self.batch()), true)?;
+                pending = 0;
+            }
+        }
+        batch.batch.put_cf(self.cf(META), META_CONTEXT_INDEXED, [1]);
+        self.commit(batch, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn numbers_order_like_their_keys(a in any::<f64>(), b in any::<f64>()) {
+            prop_assume!(a.is_finite() && b.is_finite());
+            prop_assert_eq!(a.partial_cmp(&b).unwrap(), sortable_f64(a).cmp(&sortable_f64(b)));
+        }
+
+        #[test]
+        fn strings_order_like_their_keys(a in ".{0,6}", b in ".{0,6}") {
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            encode_scalar(&Value::String(a.clone()), &mut x);
+            encode_scalar(&Value::String(b.clone()), &mut y);
+            prop_assert_eq!(a.as_bytes().cmp(b.as_bytes()), x.cmp(&y));
+        }
+    }
+
+    #[test]
+    fn nested_objects_and_array_elements_are_indexed_under_their_path() {
+        let context: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "channel": "email",
+            "ticket": {"priority": 2, "tags": ["a", "b", ["nested"]]},
+            "dotted.key": 1,
+            "empty": {}
+        }))
+        .unwrap();
+        let paths: Vec<String> = entries(&context)
+            .iter()
+            .map(|key| {
+                let end = key.iter().position(|byte| *byte == 0).unwrap();
+                String::from_utf8(key[..end].to_vec()).unwrap()
+            })
+            .collect();
+        assert_eq!(
+            paths,
+            ["channel", "ticket.priority", "ticket.tags", "ticket.tags"]
+        );
+    }
+}
