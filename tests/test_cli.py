@@ -373,6 +373,16 @@ def test_hybrid_regex_floor_sessions_and_orphans(cli: Cli) -> None:
     assert_usage_error(cli("recall", "x", "--min-relevance", "2"), "--min-relevance")
 
 
+def test_recall_filter(cli: Cli) -> None:
+    email = remember_id(cli, "Refund asked by email", "--context", '{"channel": "email"}')
+    remember_id(cli, "Refund asked on chat", "--context", '{"channel": "chat"}')
+    found = cli("recall", "refund", "--filter", '{"context.channel": "email"}', "--json").json()
+    assert [hit["memory"]["id"] for hit in found["results"]] == [email]
+    bad = cli("recall", "refund", "--filter", '{"context.channel": {"$gt": [1]}}')
+    assert bad.code != EXIT_OK
+    assert "filter.context.channel.$gt" in bad.err
+
+
 def test_recall_quality_best_reranks_in_the_core(cli: Cli) -> None:
     ticket = remember_id(cli, "Ticket INC4711: the invoice export times out", "--session", "c1")
     # Another conversation: a neighbour of the head in its own would join the head.

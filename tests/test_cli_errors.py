@@ -178,6 +178,12 @@ def flags(seed_id: str) -> list[Flag]:
         Flag(
             ("recall", "x", "--strategy", "analogical"), "--cue-context", "--cue-context", BAD_JSON
         ),
+        Flag(
+            recall,
+            "--filter",
+            "--filter",
+            (*BAD_JSON, '{"channel": 1}', '{"context.a": {"$in": 1}}', '{"$or": []}'),
+        ),
         Flag(("get",), None, "ID", BAD_IDS),
         Flag(("revise", "--content", "y"), None, "ID", BAD_IDS),
         Flag(("revise", seed_id), "--content", "--content", BAD_TEXT),

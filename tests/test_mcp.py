@@ -144,6 +144,15 @@ async def exercise(client: Client) -> dict[str, str]:
         )
     )
     assert weighted["results"]
+    emailed = result(
+        await call("recall", {"cue": "Acme discount", "filter": {"context.channel": "email"}})
+    )
+    assert [hit["memory"]["id"] for hit in emailed["results"]] == [request["id"]]
+    bad_filter = failure(
+        await call("recall", {"cue": "x", "filter": {"$and": [{"context.a": {"$in": 1}}]}})
+    )
+    assert bad_filter == {**bad_filter, "error_code": "invalid_input"}
+    assert bad_filter["field"] == "filter.$and[0].context.a.$in"
 
     primed = result(await call("prime", {"entity_id": "acme", "cue": "pricing"}))
     assert primed["temporal_count"] >= 2

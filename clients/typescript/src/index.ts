@@ -39,6 +39,8 @@ export {
 export type {
   CommitInsightInput,
   EdgeInput,
+  Filter,
+  FilterOperators,
   ForgetDecayedOptions,
   ForgetOptions,
   GetOptions,

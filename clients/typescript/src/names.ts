@@ -2,7 +2,7 @@
  * The one mapping between the client's camelCase names and the server's snake_case JSON names:
  * `topK` ↔ `top_k`, `scoringWeights.wRelevance` ↔ `scoring_weights.w_relevance`, and the one
  * name that is not a case change, an edge's `targetId` ↔ `target`. The values of `OPAQUE` keys
- * (a memory's `context`, recall's `cueContext`, a result's `scores`) are the caller's or the
+ * (a memory's `context`, recall's `cueContext` and `filter`, a result's `scores`) are the caller's or the
  * server's own data: their keys are never renamed.
  */
 
@@ -13,7 +13,7 @@ const WIRE_RENAMES: Readonly<Record<string, string>> = Object.fromEntries(
 );
 
 /** Wire keys whose values are passed through as they are. */
-export const OPAQUE: ReadonlySet<string> = new Set(['context', 'cue_context', 'scores']);
+export const OPAQUE: ReadonlySet<string> = new Set(['context', 'cue_context', 'filter', 'scores']);
 
 /** The wire name of client name `name` (`topK` → `top_k`). */
 export function toWireName(name: string): string {

@@ -22,6 +22,31 @@ export type Vector = readonly number[] | Float32Array;
 /** A JSON object of the caller's (a memory's `context`): sent as it is, keys untouched. */
 export type JsonObject = Record<string, unknown>;
 
+/** The operators of a filter condition on one field (docs/filters.md). */
+export interface FilterOperators {
+  readonly $eq?: unknown;
+  readonly $ne?: unknown;
+  readonly $gt?: number | string;
+  readonly $gte?: number | string;
+  readonly $lt?: number | string;
+  readonly $lte?: number | string;
+  readonly $in?: readonly unknown[];
+  readonly $nin?: readonly unknown[];
+  readonly $exists?: boolean;
+  readonly $contains?: unknown;
+}
+
+/** A metadata filter (docs/filters.md): fields (`'context.channel'`, `kind`, `entity_id`,
+ * `session_id`, `created_at`, `importance`) mapped to a value to equal or to
+ * `FilterOperators`, and the combinators `$and`, `$or` and `$not`. Sent as it is, keys
+ * untouched. */
+export interface Filter {
+  readonly $and?: readonly Filter[];
+  readonly $or?: readonly Filter[];
+  readonly $not?: Filter;
+  readonly [field: string]: unknown;
+}
+
 /** An edge to store: like `Edge`, but the target may be given as hex and the type by name. */
 export interface EdgeInput {
   readonly targetId: MemoryIdLike;
@@ -122,6 +147,9 @@ export interface RecallOptions extends RankedOptions {
   /** For what is left unset: `'fast'`, hybrid without the re-rank stage; `'best'`, the
    * default pipeline ranked by relevance alone. */
   readonly quality?: 'fast' | 'best' | undefined;
+  /** Only memories this metadata filter selects, in every strategy:
+   * `{ 'context.channel': 'email', 'context.priority': { $gte: 2 } }`. */
+  readonly filter?: Filter | undefined;
 }
 
 export interface PrimeOptions extends RankedOptions {

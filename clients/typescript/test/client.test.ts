@@ -333,6 +333,23 @@ describe('recall', () => {
     assert.ok(!none.results.some((result) => result.memory.id.equals(discount.id)));
   });
 
+  test('a filter narrows every strategy to the memories it selects', async () => {
+    const filtered = await client.recall({
+      cue: 'Acme discount contract',
+      filter: { 'context.seat_count': { $gte: 10 }, 'context.dealStage': 'negotiation' },
+    });
+    assert.deepEqual(
+      filtered.results.map((result) => result.memory.id.toString('hex')),
+      [discount.id.toString('hex')],
+    );
+    const none = await client.recall({
+      cue: 'Acme discount contract',
+      strategies: ['keyword'],
+      filter: { $not: { entity_id: 'acme' } },
+    });
+    assert.ok(none.results.every((result) => result.memory.entityId !== 'acme'));
+  });
+
   test('analogical recall reports both similarity components', async () => {
     const output = await client.recall({
       cue: 'a customer negotiating price',

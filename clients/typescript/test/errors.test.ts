@@ -188,6 +188,17 @@ describe('bad input names the field and stores nothing', () => {
     await rejectsNaming(alice.recall({ cue: 'x', topK: -1 }), 'topK', 'top_k');
   });
 
+  test('a fault inside a filter is named by its path, keys untouched', async () => {
+    await rejectsNaming(
+      alice.recall({
+        cue: 'x',
+        filter: { $and: [{ 'context.a': 1 }, { entity_id: { $gte: null } }] },
+      }),
+      'filter.$and[1].entity_id.$gte',
+      'filter.$and[1].entity_id.$gte',
+    );
+  });
+
   test('a wrong type inside scoringWeights', async () => {
     const weights = { wRelevance: 'high' } as unknown as { wRelevance: number };
     await rejectsNaming(

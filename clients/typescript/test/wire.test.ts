@@ -67,6 +67,7 @@ describe('encode', () => {
       ],
       scoringWeights: { wRelevance: 1, maxAgeUs: 5 },
       cueContext: { camelKey: { innerKey: 1 } },
+      filter: { 'context.camelKey': { $gte: 2 }, $not: { entity_id: 'a' } },
       cueEmbedding: new Float32Array([0.5, 0.25]),
     });
     assert.deepEqual(body, {
@@ -79,6 +80,7 @@ describe('encode', () => {
       ],
       scoring_weights: { w_relevance: 1, max_age_us: 5 },
       cue_context: { camelKey: { innerKey: 1 } },
+      filter: { 'context.camelKey': { $gte: 2 }, $not: { entity_id: 'a' } },
       cue_embedding: [0.5, 0.25],
     });
   });

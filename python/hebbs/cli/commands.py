@@ -132,6 +132,7 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
             quality=args.quality,
             rerank=args.rerank,
             rerank_top_n=args.rerank_top_n,
+            filter=args.filter,
         )
     )
 
@@ -180,6 +181,7 @@ def run_recall(engine: Store, query: RecallRequest) -> RecallOutput:
         quality=query.quality,
         rerank=query.rerank,
         rerank_top_n=query.rerank_top_n,
+        filter=query.filter,
     )
 
 

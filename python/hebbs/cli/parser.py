@@ -63,6 +63,7 @@ examples:
   {PROG} prime acme "pricing call"
   {PROG} recall "INC4711 invoice export" --strategy hybrid --min-relevance 0.3
   {PROG} recall 'INC\\d{{4}}' --regex
+  {PROG} recall "refund" --filter '{{"context.channel": "email"}}'
   {PROG} get ID
   {PROG} recall "pricing" --url http://127.0.0.1:{DEFAULT_PORT} --api-key hb_...
   {PROG} list --entity-id acme --kind insight --limit 20
@@ -360,6 +361,13 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         metavar="S",
         type=values.unicode_text,
         help="record the results as touched by this conversation",
+    )
+    sub.add_argument(
+        "--filter",
+        metavar="JSON",
+        type=values.context_object,
+        help="only memories this filter selects (docs/filters.md), e.g. "
+        '\'{"context.channel": "email", "context.priority": {"$gte": 2}}\'',
     )
     sub.add_argument(
         "--cue-context",

@@ -104,6 +104,7 @@ FIELD_FLAGS: Final = {
     "rerank": "--rerank",
     "rerank_top_n": "--rerank-top-n",
     "quality": "--quality",
+    "filter": "--filter",
     "ids": "ID",
     "older_than": "--older-than",
     "importance_below": "--importance-below",
@@ -134,6 +135,8 @@ COMMAND_FIELD_FLAGS: Final = {
     "reflect-commit": {"session_id": "SESSION"},
 }
 _FIELD_ROOT = re.compile(r"[.\[]")
+#: Fields whose path inside the value an error keeps: a filter's fault lies at a path in it.
+_INNER_PATH_FIELDS: Final = frozenset({"filter"})
 
 
 class _Failure:
@@ -233,6 +236,8 @@ def _flag(field: str, command: str) -> str:
     ``edges``'s) in ``command``."""
     root = _FIELD_ROOT.split(field, maxsplit=1)[0]
     spelled = COMMAND_FIELD_FLAGS.get(command, {}).get(root) or FIELD_FLAGS.get(root)
+    if spelled and root in _INNER_PATH_FIELDS and field != root:
+        return f"{spelled} ({field})"
     return spelled or field or "input"
 
 

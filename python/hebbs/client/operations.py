@@ -253,6 +253,7 @@ class Operations:
         rerank_top_n: int = DEFAULT_RERANK_TOP_N,
         cue_token_vectors: Any = None,
         quality: str | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> Call[RecallOutput]:
         """Recalls memories (``POST /v1/memories/recall``); the server embeds the cue. See
         :meth:`hebbs.Hebbs.recall` for every parameter."""

@@ -187,6 +187,12 @@ TOOLS: Final[tuple[Tool, ...]] = (
             "cue_context": "for `analogical`: the structure to match, as a JSON object",
             "min_relevance": "drop results less relevant than this (0..1)",
             "session_id": "the conversation asking: its context remembers what was returned",
+            "filter": (
+                "only memories this metadata filter selects, e.g. "
+                '`{"context.channel": "email", "context.priority": {"$gte": 2}}`: fields '
+                "context.<key>, kind, entity_id, session_id, created_at, importance; operators "
+                "$eq $ne $gt $gte $lt $lte $in $nin $exists $contains; $and, $or, $not"
+            ),
         },
     ),
     Tool(
