@@ -378,6 +378,10 @@ def test_recall_filter(cli: Cli) -> None:
     remember_id(cli, "Refund asked on chat", "--context", '{"channel": "chat"}')
     found = cli("recall", "refund", "--filter", '{"context.channel": "email"}', "--json").json()
     assert [hit["memory"]["id"] for hit in found["results"]] == [email]
+    listed = cli("list", "--filter", '{"context.channel": "chat"}', "--json").json()
+    assert [m["content"] for m in listed["memories"]] == ["Refund asked on chat"]
+    forgot = cli("forget", "--filter", '{"context.channel": "chat"}', "--json").json()
+    assert forgot["forgotten_count"] == 1
     bad = cli("recall", "refund", "--filter", '{"context.channel": {"$gt": [1]}}')
     assert bad.code != EXIT_OK
     assert "filter.context.channel.$gt" in bad.err

@@ -242,6 +242,20 @@ def test_the_default_search_runs_the_server_default_pipeline(page: Page, site: S
     assert "rerank_score" in first
 
 
+def test_a_filter_narrows_the_search(page: Page, site: Site) -> None:
+    log_in(page, site)
+    unfiltered = recall(page, "the weather in Lisbon", "similarity")
+    assert len(unfiltered) == len(site.ids) + 1
+    page.fill("#filter", '{"entity_id": "acme"}')
+    assert set(recall(page, "the weather in Lisbon", "similarity")) == set(site.ids)
+    page.fill("#filter", '{"entity_id": {"$gt": [1]}}')
+    recall(page, "the weather in Lisbon", "similarity")
+    assert "filter.entity_id.$gt" in page.inner_text("#status")
+    page.fill("#filter", "{entity")
+    recall(page, "the weather in Lisbon", "similarity")
+    assert "filter: not JSON" in page.inner_text("#status")
+
+
 @pytest.mark.parametrize("strategy", ["default", "similarity"])
 def test_the_bars_add_up_to_the_score(page: Page, site: Site, strategy: str) -> None:
     log_in(page, site)

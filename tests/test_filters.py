@@ -240,3 +240,49 @@ def test_numbers_compare_by_value_and_types_stay_apart(mem: hebbs.Hebbs) -> None
     important = mem.recall("one", filter={"importance": {"$gte": 0.7}}).results
     assert [r.memory.content for r in important] == ["one as an int"]
     assert not math.isnan(important[0].score)
+
+
+def test_prime_forget_listing_and_subscribe_take_the_filter(store: Any) -> None:
+    email = {"context.channel": "email"}
+    store.remember_many(
+        [
+            {
+                "content": "Acme emailed about the invoice",
+                "entity_id": "acme",
+                "context": {"channel": "email"},
+            },
+            {
+                "content": "Acme called about the invoice",
+                "entity_id": "acme",
+                "context": {"channel": "phone"},
+            },
+            {
+                "content": "Globex emailed about shipping",
+                "entity_id": "globex",
+                "context": {"channel": "email"},
+            },
+        ]
+    )
+    primed = store.prime("acme", cue="invoice", filter=email)
+    assert [r.memory.content for r in primed.results] == ["Acme emailed about the invoice"]
+    page = store.list_memories(filter=email)
+    assert {m.content for m in page.memories} == {
+        "Acme emailed about the invoice",
+        "Globex emailed about shipping",
+    }
+    with pytest.raises(InvalidValueError) as bad:
+        store.list_memories(filter={"context.channel": {"$in": "email"}})
+    assert bad.value.field == "filter.context.channel.$in"
+    with store.subscribe(
+        "a message about the invoice", confidence_threshold=0.0, filter=email
+    ) as sub:
+        store.remember("Initech phoned about the invoice", context={"channel": "phone"})
+        emailed = store.remember("Initech emailed about the invoice", context={"channel": "email"})
+        push = sub.next(timeout=60.0)
+        assert push is not None
+        assert push.memory.id == emailed.id
+    forgotten = store.forget(filter={"$and": [email, {"entity_id": "acme"}]})
+    assert forgotten.forgotten_count == 1
+    remaining = {m.content for m in store.list_memories().memories}
+    assert "Acme emailed about the invoice" not in remaining
+    assert "Acme called about the invoice" in remaining

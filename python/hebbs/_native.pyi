@@ -542,6 +542,7 @@ class NativeEngine:
         cursor: bytes | str | None = None,
         limit: int = ...,
         include_superseded: bool = False,
+        filter: dict[str, Any] | None = None,
     ) -> MemoryPage: ...
     def prime(
         self,
@@ -552,6 +553,7 @@ class NativeEngine:
         ef_search: int | None = None,
         scoring_weights: ScoringWeights | None = None,
         include_embedding: bool = False,
+        filter: dict[str, Any] | None = None,
     ) -> PrimeOutput: ...
     def subscribe(
         self,
@@ -559,6 +561,7 @@ class NativeEngine:
         entity_id: str | None = None,
         confidence_threshold: float | None = None,
         queue_capacity: int | None = None,
+        filter: dict[str, Any] | None = None,
     ) -> NativeSubscription: ...
     def health(self) -> HealthStatus: ...
     def optimize(self) -> None: ...
@@ -620,6 +623,7 @@ class NativeEngine:
         kind: MemoryKind | str | None = None,
         purge: bool = False,
         limit: int = ...,
+        filter: dict[str, Any] | None = None,
     ) -> ForgetResult: ...
     def forget_decayed(self, floor: float, limit: int = ...) -> ForgetResult: ...
     def tombstone(self, id: bytes | str) -> Tombstone | None: ...

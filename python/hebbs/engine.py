@@ -577,13 +577,15 @@ class Hebbs:
         kind: KindLike | None = None,
         purge: bool = False,
         limit: int | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> ForgetResult:
         """Forgets memories, with everything derived from them.
 
         The selectors are AND-combined and at least one is needed: ``ids``, ``entity_id``
         (erasure of everything about the entity), ``older_than`` (created before),
-        ``importance_below``, ``kind``. At most ``limit`` memories go per call (default
-        ``DEFAULT_FORGET_LIMIT``); ``truncated`` in the result says to call again. Vectors,
+        ``importance_below``, ``kind``, ``filter`` (docs/filters.md). At most ``limit``
+        memories go per call (default ``DEFAULT_FORGET_LIMIT``); ``truncated`` in the result
+        says to call again. Vectors,
         edges both ways, access counters, the timeline entry and insights derived from a
         forgotten memory go too; each erased memory leaves a tombstone (a hash of the content,
         never the content). ``purge`` also compacts the store so the bytes leave the disk.
@@ -597,6 +599,7 @@ class Hebbs:
             kind=request.kind,
             purge=request.purge,
             limit=DEFAULT_FORGET_LIMIT if request.limit is None else request.limit,
+            filter=request.filter,
         )
 
     def forget_decayed(self, floor: float, limit: int | None = None) -> ForgetResult:
@@ -634,13 +637,15 @@ class Hebbs:
         cursor: MemoryIdLike | None = None,
         limit: int = DEFAULT_LIST_PAGE,
         include_superseded: bool = False,
+        filter: Mapping[str, Any] | None = None,
     ) -> MemoryPage:
         """One page of the stored memories, oldest first: every memory in id order (the order
         they were stored), or with ``entity_id`` that entity's timeline by ``created_at``.
-        ``kind`` keeps one kind; superseded revisions are left out unless
-        ``include_superseded``. Pass the page's ``next_cursor`` as ``cursor`` for the next page;
-        the listing is complete when it is None (a page may be short, even empty, before
-        that). Listing is not recall: access counts are unchanged."""
+        ``kind`` keeps one kind and ``filter`` (docs/filters.md) what it selects; superseded
+        revisions are left out unless ``include_superseded``. Pass the page's ``next_cursor``
+        as ``cursor`` for the next page; the listing is complete when it is None (a page may
+        be short, even empty, before that). Listing is not recall: access counts are
+        unchanged."""
         request = parse(ListMemoriesRequest, locals())
         return self._native.list_memories(
             entity_id=request.entity_id,
@@ -648,6 +653,7 @@ class Hebbs:
             cursor=request.cursor,
             limit=request.limit,
             include_superseded=request.include_superseded,
+            filter=request.filter,
         )
 
     def prime(
@@ -660,9 +666,11 @@ class Hebbs:
         scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
         cue_embedding: Any = None,
         include_embedding: bool = False,
+        filter: Mapping[str, Any] | None = None,
     ) -> PrimeOutput:
         """Warms an agent's context for ``entity_id``: its most recent memories blended with
-        its memories nearest ``cue`` (when given), ranked by the composite score.
+        its memories nearest ``cue`` (when given), ranked by the composite score; only those
+        ``filter`` selects when given (docs/filters.md).
         :class:`PrimeOutput` says how many results each part found."""
         request = parse(PrimeRequest, locals())
         vector = self._cue_vector(request.cue, request.cue_embedding, ("similarity",))
@@ -674,6 +682,7 @@ class Hebbs:
             ef_search=request.ef_search,
             scoring_weights=to_scoring_weights(request.scoring_weights),
             include_embedding=request.include_embedding,
+            filter=request.filter,
         )
 
     def _can_embed_cue_tokens(self) -> bool:
@@ -722,11 +731,13 @@ class Hebbs:
         entity_id: str | None = None,
         confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD,
         queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
+        filter: Mapping[str, Any] | None = None,
     ) -> Subscription:
         """Opens a standing query: every memory remembered from now on whose cosine similarity
         to ``cue`` (embedded like a recall cue; or pass ``embedding``) reaches
         ``confidence_threshold`` is pushed to the returned :class:`~hebbs.Subscription`, in
-        commit order. ``entity_id`` restricts it to one entity. A consumer more than
+        commit order. ``entity_id`` restricts it to one entity, ``filter`` to the memories it
+        selects (docs/filters.md). A consumer more than
         ``queue_capacity`` pushes behind loses the oldest (see :attr:`Subscription.dropped`).
         """
         request = parse(SubscribeRequest, locals())
@@ -736,6 +747,7 @@ class Hebbs:
             entity_id=request.entity_id,
             confidence_threshold=request.confidence_threshold,
             queue_capacity=request.queue_capacity,
+            filter=request.filter,
         )
         return Subscription(native)
 

@@ -1,6 +1,6 @@
 /**
- * The search panel: a cue, the default search or one strategy, an entity, and the
- * four weights, whose sliders re-run the recall with the new `scoring_weights` so the server
+ * The search panel: a cue, the default search or one strategy, an entity, a metadata filter
+ * (JSON, docs/filters.md), and the four weights, whose sliders re-run the recall with the new `scoring_weights` so the server
  * re-ranks live. Each result shows its composite score as four bars, one per weighted signal,
  * and each strategy's details; a click opens the memory. `#results` carries the number of the
  * search it shows (`data-searches`).
@@ -78,6 +78,7 @@ export async function search(): Promise<void> {
   const cue = byId<HTMLInputElement>('cue').value.trim();
   const strategy = byId<HTMLSelectElement>('strategy').value;
   const entity = byId<HTMLInputElement>('entity').value.trim();
+  const filter = byId<HTMLInputElement>('filter').value.trim();
   const body: Record<string, unknown> = {
     top_k: SEARCH_TOP_K,
     scoring_weights: weights(),
@@ -86,6 +87,15 @@ export async function search(): Promise<void> {
   if (cue !== '') body['cue'] = cue;
   if (entity !== '') body['entity_id'] = entity;
   const mine = ++searches;
+  if (filter !== '') {
+    try {
+      body['filter'] = JSON.parse(filter) as unknown;
+    } catch (error) {
+      status(`filter: not JSON (${(error as Error).message})`, true);
+      byId('results').dataset['searches'] = String(mine);
+      return;
+    }
+  }
   try {
     const output = await api.recall(body);
     if (mine !== searches) return;

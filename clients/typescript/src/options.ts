@@ -102,6 +102,9 @@ export interface RankedOptions {
   /** Your own cue vector; without one the server embeds `cue`. */
   readonly cueEmbedding?: Vector | undefined;
   readonly includeEmbedding?: boolean | undefined;
+  /** Only memories this metadata filter selects, in every strategy:
+   * `{ 'context.channel': 'email', 'context.priority': { $gte: 2 } }`. */
+  readonly filter?: Filter | undefined;
 }
 
 export interface RecallOptions extends RankedOptions {
@@ -147,9 +150,6 @@ export interface RecallOptions extends RankedOptions {
   /** For what is left unset: `'fast'`, hybrid without the re-rank stage; `'best'`, the
    * default pipeline ranked by relevance alone. */
   readonly quality?: 'fast' | 'best' | undefined;
-  /** Only memories this metadata filter selects, in every strategy:
-   * `{ 'context.channel': 'email', 'context.priority': { $gte: 2 } }`. */
-  readonly filter?: Filter | undefined;
 }
 
 export interface PrimeOptions extends RankedOptions {
@@ -179,6 +179,8 @@ export interface ForgetOptions {
   readonly purge?: boolean | undefined;
   /** Default `DEFAULT_FORGET_LIMIT`; `truncated` in the result says to call again. */
   readonly limit?: number | undefined;
+  /** Only memories this metadata filter selects (docs/filters.md). */
+  readonly filter?: Filter | undefined;
 }
 
 export interface ForgetDecayedOptions {
@@ -195,6 +197,8 @@ export interface ListMemoriesOptions {
   /** 1 to `MAX_LIST_PAGE`; default `DEFAULT_LIST_PAGE` (100). */
   readonly limit?: number | undefined;
   readonly includeSuperseded?: boolean | undefined;
+  /** Only memories this metadata filter selects (docs/filters.md). */
+  readonly filter?: Filter | undefined;
 }
 
 export interface LimitOptions {
@@ -217,6 +221,8 @@ export interface SubscribeOptions {
   readonly confidenceThreshold?: number | undefined;
   /** Default `DEFAULT_QUEUE_CAPACITY` (1024). */
   readonly queueCapacity?: number | undefined;
+  /** Only memories this metadata filter selects (docs/filters.md). */
+  readonly filter?: Filter | undefined;
 }
 
 /** What `reflect()` and `reflectPrepare()` share: the scope and how it is clustered. */

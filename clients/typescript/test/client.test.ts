@@ -348,6 +348,16 @@ describe('recall', () => {
       filter: { $not: { entity_id: 'acme' } },
     });
     assert.ok(none.results.every((result) => result.memory.entityId !== 'acme'));
+    const listed = await client.listMemories({ filter: { 'context.seat_count': 40 } });
+    assert.deepEqual(
+      listed.memories.map((memory) => memory.id.toString('hex')),
+      [discount.id.toString('hex')],
+    );
+    const primed = await client.prime({ entityId: 'acme', filter: { 'context.seat_count': 40 } });
+    assert.deepEqual(
+      primed.results.map((result) => result.memory.id.toString('hex')),
+      [discount.id.toString('hex')],
+    );
   });
 
   test('analogical recall reports both similarity components', async () => {

@@ -11,13 +11,14 @@ use hebbs_core::engine::{
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
 use hebbs_core::recall::{PrimeRequest, RecallRequest, Rerank, Strategy, StrategyConfig};
-use hebbs_core::{Engine, EngineConfig, Filter, ForgetRequest};
+use hebbs_core::{Engine, EngineConfig, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::detach::engine_call;
 use crate::errors::{invalid, invalid_type, to_py_err};
+use crate::filter::extract_filter;
 use crate::json::dict_to_map;
 use crate::lifecycle::{
     extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
@@ -363,13 +364,7 @@ impl NativeEngine {
         cue_token_vectors: Option<PyReadonlyArray2<'_, f32>>,
         filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<RecallOutput> {
-        let filter = filter
-            .filter(|object| !object.is_none())
-            .map(|object| {
-                let value = serde_json::Value::Object(dict_to_map(object, "filter")?);
-                Filter::parse(&value, "filter").map_err(to_py_err)
-            })
-            .transpose()?;
+        let filter = extract_filter(filter)?;
         let strategies = match strategies {
             Some(items) => items
                 .iter()
@@ -426,7 +421,7 @@ impl NativeEngine {
 
     /// Primes the context for `entity_id`: its recent memories blended with its memories
     /// nearest `cue_embedding` (when given).
-    #[pyo3(signature = (entity_id, cue_embedding = None, max_memories = hebbs_core::recall::DEFAULT_PRIME_MAX_MEMORIES, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false))]
+    #[pyo3(signature = (entity_id, cue_embedding = None, max_memories = hebbs_core::recall::DEFAULT_PRIME_MAX_MEMORIES, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, filter = None))]
     #[allow(clippy::too_many_arguments)]
     fn prime(
         &self,
@@ -438,6 +433,7 @@ impl NativeEngine {
         ef_search: Option<usize>,
         scoring_weights: Option<ScoringWeights>,
         include_embedding: bool,
+        filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PrimeOutput> {
         let request = PrimeRequest {
             entity_id,
@@ -449,6 +445,7 @@ impl NativeEngine {
             ef_search,
             scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
             include_embedding,
+            filter: extract_filter(filter)?,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.prime(&request))?;
@@ -485,7 +482,8 @@ impl NativeEngine {
     /// One page of the store's memories, oldest first: all of them by id, or `entity_id`'s
     /// timeline by creation time; `cursor` is the previous page's `next_cursor`. A listing does
     /// not count as an access.
-    #[pyo3(signature = (entity_id = None, kind = None, cursor = None, limit = DEFAULT_LIST_PAGE, include_superseded = false))]
+    #[pyo3(signature = (entity_id = None, kind = None, cursor = None, limit = DEFAULT_LIST_PAGE, include_superseded = false, filter = None))]
+    #[allow(clippy::too_many_arguments)]
     fn list_memories(
         &self,
         py: Python<'_>,
@@ -494,6 +492,7 @@ impl NativeEngine {
         cursor: Option<&Bound<'_, PyAny>>,
         limit: usize,
         include_superseded: bool,
+        filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<MemoryPage> {
         let request = ListRequest {
             entity_id,
@@ -507,6 +506,7 @@ impl NativeEngine {
                 .transpose()?,
             limit,
             include_superseded,
+            filter: extract_filter(filter)?,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let page = engine_call(py, move || engine.list_memories(&request))?;
@@ -515,7 +515,7 @@ impl NativeEngine {
 
     /// Opens a standing query on `cue_embedding`: later memories that match are pushed to the
     /// returned subscription.
-    #[pyo3(signature = (cue_embedding, entity_id = None, confidence_threshold = None, queue_capacity = None))]
+    #[pyo3(signature = (cue_embedding, entity_id = None, confidence_threshold = None, queue_capacity = None, filter = None))]
     fn subscribe(
         &self,
         py: Python<'_>,
@@ -523,13 +523,15 @@ impl NativeEngine {
         entity_id: Option<String>,
         confidence_threshold: Option<&Bound<'_, PyAny>>,
         queue_capacity: Option<&Bound<'_, PyAny>>,
+        filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<NativeSubscription> {
-        let request = request_from(
+        let mut request = request_from(
             vector_of(&cue_embedding, "cue")?,
             entity_id,
             confidence_threshold,
             queue_capacity,
         )?;
+        request.filter = extract_filter(filter)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let subscription = engine_call(py, move || engine.subscribe(request))?;
         Ok(NativeSubscription::new(subscription))
@@ -855,7 +857,7 @@ impl NativeEngine {
     }
 
     /// Forgets what the AND-combined selectors pick, at most `limit`, with the cascade.
-    #[pyo3(signature = (ids = None, entity_id = None, older_than = None, importance_below = None, kind = None, purge = false, limit = DEFAULT_FORGET_LIMIT))]
+    #[pyo3(signature = (ids = None, entity_id = None, older_than = None, importance_below = None, kind = None, purge = false, limit = DEFAULT_FORGET_LIMIT, filter = None))]
     #[allow(clippy::too_many_arguments)]
     fn forget(
         &self,
@@ -867,6 +869,7 @@ impl NativeEngine {
         kind: Option<&Bound<'_, PyAny>>,
         purge: bool,
         limit: usize,
+        filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<ForgetResult> {
         let request = ForgetRequest {
             ids: ids
@@ -880,6 +883,7 @@ impl NativeEngine {
                 .filter(|object| !object.is_none())
                 .map(|object| extract_kind(object, "kind"))
                 .transpose()?,
+            filter: extract_filter(filter)?,
             purge,
             limit,
         };

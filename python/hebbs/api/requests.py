@@ -181,6 +181,7 @@ class RankedRequest(Request):
     scoring_weights: Optional[WeightsLike] = None
     cue_embedding: Optional[Vector] = None
     include_embedding: Flag = False
+    filter: Optional[FilterObject] = None
 
 
 class RecallRequest(RankedRequest):
@@ -204,7 +205,6 @@ class RecallRequest(RankedRequest):
     rerank_top_n: Count = DEFAULT_RERANK_TOP_N
     cue_token_vectors: Optional[Matrix] = None
     quality: Optional[QualityName] = None
-    filter: Optional[FilterObject] = None
 
 
 class PrimeRequest(RankedRequest):
@@ -242,6 +242,7 @@ class ForgetRequest(Request):
     older_than: Optional[Micros] = None
     importance_below: Optional[Number] = None
     kind: Optional[KindField] = None
+    filter: Optional[FilterObject] = None
     purge: Flag = False
     limit: Optional[Positive] = None
 
@@ -271,6 +272,7 @@ class ListMemoriesRequest(Request):
     cursor: Optional[MemoryIdField] = None
     limit: Count = DEFAULT_LIST_PAGE
     include_superseded: Flag = False
+    filter: Optional[FilterObject] = None
 
 
 class SubscribeRequest(Request):
@@ -279,6 +281,7 @@ class SubscribeRequest(Request):
     entity_id: Optional[Text] = None
     confidence_threshold: Number = DEFAULT_CONFIDENCE_THRESHOLD
     queue_capacity: Count = DEFAULT_QUEUE_CAPACITY
+    filter: Optional[FilterObject] = None
 
 
 class ReflectRequest(Request):

@@ -227,6 +227,7 @@ def list_memories(args: argparse.Namespace) -> Run:
         cursor=args.cursor,
         limit=args.limit,
         include_superseded=args.include_superseded,
+        filter=args.filter,
     )
 
     def run(engine: Store) -> CommandOutput:
@@ -236,6 +237,7 @@ def list_memories(args: argparse.Namespace) -> Run:
             cursor=given.cursor,
             limit=given.limit,
             include_superseded=given.include_superseded,
+            filter=given.filter,
         )
         cursor = None if page.next_cursor is None else page.next_cursor.hex()
         payload: fmt.JsonObject = {
@@ -260,11 +262,17 @@ def _memory_list(memories: Sequence[Memory]) -> CommandOutput:
 def prime(args: argparse.Namespace) -> Run:
     """Prints an entity's recent memories blended with those nearest the cue."""
     given = request(
-        PrimeRequest, entity_id=args.entity_id, cue=args.cue, max_memories=args.max_memories
+        PrimeRequest,
+        entity_id=args.entity_id,
+        cue=args.cue,
+        max_memories=args.max_memories,
+        filter=args.filter,
     )
 
     def run(engine: Store) -> CommandOutput:
-        output = engine.prime(given.entity_id, given.cue, max_memories=given.max_memories)
+        output = engine.prime(
+            given.entity_id, given.cue, max_memories=given.max_memories, filter=given.filter
+        )
         strategies = ("temporal", "similarity") if given.cue is not None else ("temporal",)
         payload = fmt.recall_json(output)
         payload["temporal_count"] = output.temporal_count

@@ -27,14 +27,15 @@ def forget(args: argparse.Namespace) -> Run:
         older_than=args.older_than,
         importance_below=args.importance_below,
         kind=args.kind,
+        filter=args.filter,
         purge=args.purge,
         limit=args.limit,
     )
-    if given.ids is None and all(
-        value is None
-        for value in (given.entity_id, given.older_than, given.importance_below, given.kind)
-    ):
-        raise UsageError("ID", "give IDs, --entity-id, --older-than, --importance-below or --kind")
+    selectors = (given.entity_id, given.older_than, given.importance_below, given.kind)
+    if given.ids is None and given.filter is None and all(value is None for value in selectors):
+        raise UsageError(
+            "ID", "give IDs, --entity-id, --older-than, --importance-below, --kind or --filter"
+        )
 
     def run(engine: Store) -> CommandOutput:
         result = engine.forget(
@@ -45,6 +46,7 @@ def forget(args: argparse.Namespace) -> Run:
             kind=given.kind,
             purge=given.purge,
             limit=given.limit,
+            filter=given.filter,
         )
         return CommandOutput(fmt.forget_json(result), fmt.forget_text(result))
 

@@ -518,6 +518,12 @@ def _add_list(commands: argparse._SubParsersAction[CliParser]) -> None:
         action="store_true",
         help="also list memories a revision superseded",
     )
+    sub.add_argument(
+        "--filter",
+        metavar="JSON",
+        type=values.context_object,
+        help="only memories this filter selects (docs/filters.md)",
+    )
 
 
 def _add_limit(sub: CliParser) -> None:
@@ -550,6 +556,12 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.positive_int,
         default=DEFAULT_PRIME_MAX_MEMORIES,
         help=f"results to return (default {DEFAULT_PRIME_MAX_MEMORIES})",
+    )
+    sub.add_argument(
+        "--filter",
+        metavar="JSON",
+        type=values.context_object,
+        help="only memories this filter selects (docs/filters.md)",
     )
 
 
@@ -613,6 +625,12 @@ def _add_forget(commands: argparse._SubParsersAction[CliParser]) -> None:
     )
     sub.add_argument(
         "--kind", metavar="KIND", choices=values.MEMORY_KINDS, help="episode, insight or revision"
+    )
+    sub.add_argument(
+        "--filter",
+        metavar="JSON",
+        type=values.context_object,
+        help="only memories this filter selects (docs/filters.md)",
     )
     sub.add_argument(
         "--purge",

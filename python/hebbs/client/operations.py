@@ -81,6 +81,7 @@ from hebbs.consolidate.constants import (
 from hebbs.engine import KindLike, StrategyLike
 from hebbs.errors import InvalidTypeError, RemoteUnsupportedError
 from hebbs.index import IndexResult
+from hebbs.jsonwire import dumps
 from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
 from hebbs.reflect.constants import (
     DEFAULT_MIN_CLUSTER_SIZE,
@@ -271,6 +272,7 @@ class Operations:
         scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
         cue_embedding: Any = None,
         include_embedding: bool = False,
+        filter: Mapping[str, Any] | None = None,
     ) -> Call[PrimeOutput]:
         """Warms an agent's context for ``entity_id`` (``POST /v1/memories/prime``). See
         :meth:`hebbs.Hebbs.prime`."""
@@ -323,6 +325,7 @@ class Operations:
         kind: KindLike | None = None,
         purge: bool = False,
         limit: int | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> Call[ForgetResult]:
         """Forgets memories and what derives from them (``POST /v1/memories/forget``). See
         :meth:`hebbs.Hebbs.forget`."""
@@ -373,6 +376,7 @@ class Operations:
         cursor: MemoryIdLike | None = None,
         limit: int = DEFAULT_LIST_PAGE,
         include_superseded: bool = False,
+        filter: Mapping[str, Any] | None = None,
     ) -> Call[MemoryPage]:
         """A page of the memories, oldest first (``GET /v1/memories``). See
         :meth:`hebbs.Hebbs.list_memories`."""
@@ -386,6 +390,8 @@ class Operations:
             params["cursor"] = id_text(request.cursor, "cursor")
         if request.include_superseded:
             params["include_superseded"] = "true"
+        if request.filter is not None:
+            params["filter"] = dumps(request.filter).decode()
         return Call("GET", "/v1/memories", _memory_page, params=params)
 
     def subscribe(
@@ -396,6 +402,7 @@ class Operations:
         entity_id: str | None = None,
         confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD,
         queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
+        filter: Mapping[str, Any] | None = None,
     ) -> Call[None]:
         """Opens a standing query (``POST /v1/subscribe``, a server-sent event stream). See
         :meth:`hebbs.Hebbs.subscribe`."""

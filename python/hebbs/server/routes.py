@@ -69,7 +69,7 @@ from hebbs.api.responses import (
 )
 from hebbs.engine import Hebbs, recall_with
 from hebbs.errors import NotFoundError
-from hebbs.jsonwire import dumps
+from hebbs.jsonwire import dumps, loads
 from hebbs.server.auth import Caller, require
 from hebbs.server.errors import not_ready
 from hebbs.server.json_route import JsonRoute, json_response
@@ -120,6 +120,16 @@ def _optional(name: str, value: Any) -> dict[str, Any]:
     return {} if value is None else {name: value}
 
 
+def _json_query(text: str | None, field: str) -> Any:
+    """Query parameter ``field`` given as JSON text, decoded (None when absent)."""
+    if text is None:
+        return None
+    try:
+        return loads(text)
+    except ValueError as error:
+        raise invalid(field, f"is not JSON: {error}") from None
+
+
 @router.post("/memories", status_code=201, response_model=MemoryOut, tags=["memories"])
 def remember(body: RememberRequest, request: Request, caller: Caller = WRITE) -> Response:
     """Stores one memory (embedded with the store's embedder unless ``embedding`` is given)."""
@@ -135,10 +145,12 @@ def list_memories(
     cursor: Optional[str] = None,
     limit: Optional[int] = None,
     include_superseded: bool = False,
+    filter: Optional[str] = None,
     caller: Caller = READ,
 ) -> Response:
     """A page of the caller's memories, oldest first (by id, or ``entity_id``'s timeline by
-    ``created_at``); pass ``next_cursor`` as ``cursor`` for the next page, null at the end."""
+    ``created_at``); pass ``next_cursor`` as ``cursor`` for the next page, null at the end.
+    ``filter`` is a filter (docs/filters.md) as JSON text."""
     with _store(request, caller) as engine:
         page = engine.list_memories(
             entity_id=entity_id,
@@ -146,6 +158,7 @@ def list_memories(
             cursor=cursor,
             include_superseded=include_superseded,
             **_optional("limit", limit),
+            **_optional("filter", _json_query(filter, "filter")),
         )
         return _json(encode_memory_page(page))
 

@@ -15,6 +15,7 @@
 
 use super::{check_entity_id, now_us, Engine};
 use crate::error::{HebbsError, Result};
+use crate::filter::{select_records, Filter};
 use crate::memory::{Memory, MemoryId, MemoryKind, RecordHeader, StoredMemory};
 use crate::store::TemporalKey;
 
@@ -39,6 +40,9 @@ pub struct ListRequest {
     pub limit: usize,
     /// Also list memories a revision superseded (skipped by default, as in recall).
     pub include_superseded: bool,
+    /// Only memories this filter selects (see [`crate::filter`]); the others count as
+    /// examined.
+    pub filter: Option<Filter>,
 }
 
 impl Default for ListRequest {
@@ -49,6 +53,7 @@ impl Default for ListRequest {
             cursor: None,
             limit: DEFAULT_LIST_PAGE,
             include_superseded: false,
+            filter: None,
         }
     }
 }
@@ -94,7 +99,7 @@ impl Engine {
                     let (id, bytes) = item?;
                     let header = StoredMemory::peek_scoring_fields(&bytes)?;
                     let record = if request.admits(&header) {
-                        Some(StoredMemory::decode(&bytes)?)
+                        self.selected(request, &id, StoredMemory::decode(&bytes)?)?
                     } else {
                         None
                     };
@@ -112,10 +117,12 @@ impl Engine {
                     .temporal_after(entity, after.as_ref())
                     .map(|item| {
                         let id = item?.id;
-                        let record = self
-                            .store
-                            .record(&id)?
-                            .filter(|record| request.admits(&record.header()));
+                        let record = match self.store.record(&id)? {
+                            Some(record) if request.admits(&record.header()) => {
+                                self.selected(request, &id, record)?
+                            }
+                            _ => None,
+                        };
                         Ok((id, record))
                     });
                 fill_page(entries, request.limit)?
@@ -139,6 +146,20 @@ impl Engine {
 
     /// Where cursor `id` sits in `entity`'s timeline: from its record, or from its tombstone if
     /// it was forgotten since the previous page.
+    /// `record` when the request's filter (if any) selects it.
+    fn selected(
+        &self,
+        request: &ListRequest,
+        id: &MemoryId,
+        record: StoredMemory,
+    ) -> Result<Option<StoredMemory>> {
+        let Some(filter) = &request.filter else {
+            return Ok(Some(record));
+        };
+        let selected = select_records(&self.store, filter, std::slice::from_ref(id), &[&record])?;
+        Ok(selected[0].then_some(record))
+    }
+
     fn temporal_position(&self, entity: &str, id: &MemoryId) -> Result<TemporalKey> {
         let (owner, created_at) = match self.store.record(id)? {
             Some(record) => (record.entity_id, record.created_at),

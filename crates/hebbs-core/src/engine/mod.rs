@@ -318,6 +318,16 @@ impl Engine {
         Ok((id, record, vector))
     }
 
+    /// The conversation memory `id` was remembered in, for a subscription's filter. The
+    /// memory is committed and acknowledged when this runs, so a failed read cannot fail the
+    /// write: the memory is then pushed as if it had no conversation.
+    fn session_of(&self, id: &MemoryId) -> Option<String> {
+        match self.store.conversation_turns(std::slice::from_ref(id)) {
+            Ok(mut turns) => turns.pop().flatten().map(|turn| turn.session_id),
+            Err(_) => None,
+        }
+    }
+
     /// Tells the subscriptions about memories just committed.
     fn publish_new(&self, prepared: &[(MemoryId, StoredMemory, Vec<f32>)], now: u64) {
         self.subscriptions.publish(
@@ -325,6 +335,7 @@ impl Engine {
                 .iter()
                 .map(|(id, record, vector)| (id, record, vector.as_slice())),
             now,
+            |id| self.session_of(id),
         );
     }
 

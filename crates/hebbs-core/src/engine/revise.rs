@@ -172,6 +172,7 @@ impl Engine {
         self.subscriptions.publish(
             std::iter::once((&new_id, &revision, vector.as_slice())),
             now,
+            |id| self.session_of(id),
         );
         index.insert_deferred(new_id, revision.entity_id.as_deref(), vector);
         drop(writer);

@@ -137,6 +137,31 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<Has
     }
 }
 
+/// Whether `filter` selects each of the records `records` of memories `ids` (their sessions
+/// read from the store only when the filter names `session_id`).
+pub fn select_records(
+    store: &Store,
+    filter: &Filter,
+    ids: &[MemoryId],
+    records: &[&StoredMemory],
+) -> Result<Vec<bool>> {
+    let sessions = if filter.reads_session() {
+        store.conversation_turns(ids)?
+    } else {
+        vec![None; ids.len()]
+    };
+    Ok(records
+        .iter()
+        .zip(&sessions)
+        .map(|(record, turn)| {
+            filter.matches(&FilterView::of(
+                record,
+                turn.as_ref().map(|turn| turn.session_id.as_str()),
+            ))
+        })
+        .collect())
+}
+
 /// Checks memories against a filter, reading each record once per read (through the record
 /// cache) and remembering the answer.
 pub struct Matcher<'a> {

@@ -2,6 +2,7 @@
 
 use crate::engine::{check_entity_id, check_unit};
 use crate::error::{HebbsError, Result};
+use crate::filter::Filter;
 use crate::memory::{MemoryId, MemoryKind};
 
 /// Memories one `forget` call erases when the request does not say (insights that cascade
@@ -23,6 +24,8 @@ pub struct ForgetRequest {
     pub importance_below: Option<f32>,
     /// Memories of this kind.
     pub kind: Option<MemoryKind>,
+    /// Only memories this filter selects (see [`crate::filter`]); a criterion of its own.
+    pub filter: Option<Filter>,
     /// After the commit, flush and compact the touched key ranges so the erased bytes are gone
     /// from every file of the store, and checkpoint the vector index so the changelog drops
     /// the erased ids.
@@ -39,6 +42,7 @@ impl Default for ForgetRequest {
             older_than_us: None,
             importance_below: None,
             kind: None,
+            filter: None,
             purge: false,
             limit: DEFAULT_FORGET_LIMIT,
         }
@@ -69,11 +73,12 @@ impl ForgetRequest {
             && self.older_than_us.is_none()
             && self.importance_below.is_none()
             && self.kind.is_none()
+            && self.filter.is_none()
         {
             return Err(HebbsError::invalid(
                 "ids",
-                "give ids, entity_id, older_than, importance_below or kind (forgetting \
-                 everything needs an explicit criterion)",
+                "give ids, entity_id, older_than, importance_below, kind or filter \
+                 (forgetting everything needs an explicit criterion)",
             ));
         }
         if let Some(ids) = &self.ids {

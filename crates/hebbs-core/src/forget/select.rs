@@ -1,13 +1,15 @@
 //! Selecting the memories a forget erases, at most `limit` of them, streaming: by ids (each
 //! read once), by entity (a scan of the entity's `temporal` range, oldest first, bounded by
-//! `older_than`), by criteria alone (a scan of the `memories` headers in creation order), or by
-//! decay score. Memory use is bounded by `limit`; the scan stops at the first match past it,
+//! `older_than`), by a selective filter (the memories its plan finds, `filter/plan.rs`), by
+//! criteria alone (a scan of the `memories` headers in creation order), or by decay score. A
+//! filter is checked on every record selected. Memory use is bounded by `limit`; the scan stops at the first match past it,
 //! which sets `truncated`.
 
 use std::collections::HashSet;
 
 use super::request::ForgetRequest;
 use crate::error::Result;
+use crate::filter::{select_records, FilterPlan};
 use crate::memory::{MemoryId, RecordHeader, StoredMemory};
 use crate::recall::decay_score;
 use crate::store::{AccessStats, Store};
@@ -64,7 +66,12 @@ pub(crate) fn select(store: &Store, request: &ForgetRequest) -> Result<Selection
         extend(store, request, &chunk, &mut selection)?;
         return Ok(selection);
     }
-    scan(store, request.limit, false, |header, _| {
+    if let Some(filter) = &request.filter {
+        if let Some(ids) = FilterPlan::new(store, filter)?.candidates {
+            return select_from(store, request, &ids);
+        }
+    }
+    scan(store, request, false, |header, _| {
         request.matches(None, header.kind, header.importance, header.created_at)
     })
 }
@@ -76,7 +83,11 @@ pub(crate) fn select_decayed(
     limit: usize,
     now_us: u64,
 ) -> Result<Selection> {
-    scan(store, limit, true, |header, access| {
+    let request = ForgetRequest {
+        limit,
+        ..ForgetRequest::default()
+    };
+    scan(store, &request, true, |header, access| {
         let last_active = access.last_access_us.max(header.created_at);
         decay_score(header.importance, last_active, access.count, now_us) < floor
     })
@@ -89,15 +100,40 @@ fn extend(
     ids: &[MemoryId],
     selection: &mut Selection,
 ) -> Result<bool> {
-    for (id, record) in ids.iter().zip(store.records(ids)?) {
-        let Some(record) = record else { continue };
-        let wanted = request.matches(
-            record.entity_id.as_deref(),
-            record.kind,
-            record.importance,
-            record.created_at,
-        );
-        if wanted && !selection.offer(request.limit, (*id, record)) {
+    let found: Vec<(MemoryId, StoredMemory)> = ids
+        .iter()
+        .zip(store.records(ids)?)
+        .filter_map(|(id, record)| Some((*id, record?)))
+        .filter(|(_, record)| {
+            request.matches(
+                record.entity_id.as_deref(),
+                record.kind,
+                record.importance,
+                record.created_at,
+            )
+        })
+        .collect();
+    offer_selected(store, request, found, selection)
+}
+
+/// Offers each of `found` that the request's filter (if any) selects; false once the
+/// selection is full.
+fn offer_selected(
+    store: &Store,
+    request: &ForgetRequest,
+    found: Vec<(MemoryId, StoredMemory)>,
+    selection: &mut Selection,
+) -> Result<bool> {
+    let selected = match &request.filter {
+        Some(filter) => {
+            let ids: Vec<MemoryId> = found.iter().map(|(id, _)| *id).collect();
+            let records: Vec<&StoredMemory> = found.iter().map(|(_, record)| record).collect();
+            select_records(store, filter, &ids, &records)?
+        }
+        None => vec![true; found.len()],
+    };
+    for (target, selected) in found.into_iter().zip(selected) {
+        if selected && !selection.offer(request.limit, target) {
             return Ok(false);
         }
     }
@@ -118,7 +154,7 @@ fn select_from(store: &Store, request: &ForgetRequest, ids: &[MemoryId]) -> Resu
 /// access statistics when `with_access`), and reads the full records of the kept ones.
 fn scan(
     store: &Store,
-    limit: usize,
+    request: &ForgetRequest,
     with_access: bool,
     keep: impl Fn(&RecordHeader, &AccessStats) -> bool,
 ) -> Result<Selection> {
@@ -145,11 +181,13 @@ fn scan(
             .filter(|((_, header), stats)| keep(header, stats))
             .map(|((id, _), _)| *id)
             .collect();
-        for (id, record) in kept.iter().zip(store.records(&kept)?) {
-            let Some(record) = record else { continue };
-            if !selection.offer(limit, (*id, record)) {
-                return Ok(selection);
-            }
+        let found = kept
+            .iter()
+            .zip(store.records(&kept)?)
+            .filter_map(|(id, record)| Some((*id, record?)))
+            .collect();
+        if !offer_selected(store, request, found, &mut selection)? {
+            return Ok(selection);
         }
     }
 }

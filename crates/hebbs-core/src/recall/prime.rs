@@ -8,6 +8,7 @@ use super::result::{RecallOutput, RecallResult};
 use super::scoring::ScoringWeights;
 use super::strategy::Strategy;
 use crate::error::{HebbsError, Result};
+use crate::filter::Filter;
 
 /// Memories a prime returns when the caller does not say.
 pub const DEFAULT_PRIME_MAX_MEMORIES: usize = 20;
@@ -29,6 +30,8 @@ pub struct PrimeRequest {
     pub scoring_weights: ScoringWeights,
     /// Whether returned memories carry their embedding.
     pub include_embedding: bool,
+    /// Only memories this filter selects (see [`crate::filter`]).
+    pub filter: Option<Filter>,
 }
 
 impl PrimeRequest {
@@ -42,6 +45,7 @@ impl PrimeRequest {
             ef_search: None,
             scoring_weights: ScoringWeights::default(),
             include_embedding: false,
+            filter: None,
         }
     }
 
@@ -69,6 +73,7 @@ impl PrimeRequest {
             ef_search: self.ef_search,
             scoring_weights: self.scoring_weights,
             include_embedding: self.include_embedding,
+            filter: self.filter.clone(),
             ..RecallRequest::temporal(self.entity_id.clone())
         }
         .with_strategies(strategies))

@@ -16,6 +16,7 @@ use super::channel::Channel;
 use super::request::SubscribeRequest;
 use super::subscription::Subscription;
 use crate::error::{HebbsError, Result};
+use crate::filter::{Filter, FilterView};
 use crate::index::vector::dot;
 use crate::memory::{Memory, MemoryId, StoredMemory};
 
@@ -26,6 +27,7 @@ pub(super) struct Entry {
     cue: Vec<f32>,
     entity_id: Option<String>,
     threshold: f32,
+    filter: Option<Filter>,
     pub(super) channel: Channel,
 }
 
@@ -73,6 +75,7 @@ impl SubscriptionHub {
             cue: normalized_cue,
             entity_id: request.entity_id,
             threshold: request.confidence_threshold,
+            filter: request.filter,
             channel: Channel::new(request.queue_capacity),
         });
         registry.entries.push(Arc::clone(&entry));
@@ -103,11 +106,14 @@ impl SubscriptionHub {
     }
 
     /// Pushes each of `memories` (id, record, normalised vector), in order, to every
-    /// subscription it matches. `now_us` is the time the memories were stored.
+    /// subscription it matches (its filter, if any, reading the memory's conversation from
+    /// `session_of` only when it names `session_id`). `now_us` is the time the memories were
+    /// stored.
     pub(crate) fn publish<'a>(
         &self,
         memories: impl IntoIterator<Item = (&'a MemoryId, &'a StoredMemory, &'a [f32])>,
         now_us: u64,
+        session_of: impl Fn(&MemoryId) -> Option<String>,
     ) {
         let registry = self.registry.read();
         if registry.entries.is_empty() {
@@ -115,10 +121,21 @@ impl SubscriptionHub {
         }
         for (id, record, vector) in memories {
             let mut memory: Option<Memory> = None;
+            let mut session: Option<Option<String>> = None;
             for entry in &registry.entries {
                 let Some(confidence) = entry.confidence(record.entity_id.as_deref(), vector) else {
                     continue;
                 };
+                if let Some(filter) = &entry.filter {
+                    let session = if filter.reads_session() {
+                        session.get_or_insert_with(|| session_of(id)).as_deref()
+                    } else {
+                        None
+                    };
+                    if !filter.matches(&FilterView::of(record, session)) {
+                        continue;
+                    }
+                }
                 let memory = memory
                     .get_or_insert_with(|| {
                         Memory::assemble(*id, record.clone(), 0, 0, None, now_us)

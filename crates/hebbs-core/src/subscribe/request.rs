@@ -3,6 +3,7 @@
 
 use crate::engine::input::{check_entity_id, check_unit, check_vector};
 use crate::error::{HebbsError, Result};
+use crate::filter::Filter;
 
 /// Lowest confidence (cosine similarity, clamped to 0..=1) a memory needs to be pushed when the
 /// caller does not say. Calibrated on the bundled all-MiniLM-L6-v2: a query and a related
@@ -26,6 +27,8 @@ pub struct SubscribeRequest {
     /// Pushes queued for the consumer, 1..=[`MAX_QUEUE_CAPACITY`]; when full the oldest is
     /// dropped.
     pub queue_capacity: usize,
+    /// Only memories this filter selects are pushed (see [`crate::filter`]).
+    pub filter: Option<Filter>,
 }
 
 impl SubscribeRequest {
@@ -36,6 +39,7 @@ impl SubscribeRequest {
             entity_id: None,
             confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
+            filter: None,
         }
     }
 

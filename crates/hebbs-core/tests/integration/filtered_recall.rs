@@ -1,6 +1,7 @@
-//! Filtered recall on real stores: every strategy returns only what the filter selects, and a
-//! similarity recall's top-k equals the brute-force filtered top-k, on the graph walk and on
-//! the exact scan of a selective filter's memories alike.
+//! Filtered reads on real stores: every recall strategy returns only what the filter selects,
+//! and a similarity recall's top-k equals the brute-force filtered top-k, on the graph walk and
+//! on the exact scan of a selective filter's memories alike; `prime`, `forget`, the paged
+//! listing and `subscribe` take the same filter.
 
 use hebbs_core::filter::{FilterView, EXACT_SCAN_MAX_MATCHES};
 use hebbs_core::Strategy as RecallStrategy;
@@ -264,4 +265,98 @@ fn a_bad_filter_is_an_error_naming_its_path() {
     )
     .unwrap_err();
     assert_eq!(field_of(error), "filter.$and[1].context.priority.$gte");
+}
+
+#[test]
+fn prime_forget_listing_and_subscribe_take_the_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(5);
+    let memories = fill(&engine, &mut rng, 400, 10);
+    let pager = Filter::parse(&json!({"context.channel": "pager"}), "filter").unwrap();
+    let acme_pager: Vec<MemoryId> = memories
+        .iter()
+        .filter(|(m, _)| selects(&pager, m) && m.entity_id.as_deref() == Some("acme"))
+        .map(|(m, _)| m.id)
+        .collect();
+    assert!(acme_pager.len() >= 3);
+
+    let primed = engine
+        .prime(&hebbs_core::recall::PrimeRequest {
+            cue_vector: Some(normalized(rng.vector(DIM))),
+            max_memories: 50,
+            filter: Some(pager.clone()),
+            ..hebbs_core::recall::PrimeRequest::new("acme")
+        })
+        .unwrap();
+    let mut primed_ids: Vec<MemoryId> = primed.results.iter().map(|r| r.memory.id).collect();
+    primed_ids.sort();
+    let mut expected = acme_pager.clone();
+    expected.sort();
+    assert_eq!(primed_ids, expected);
+
+    let mut listed = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = engine
+            .list_memories(&hebbs_core::ListRequest {
+                cursor,
+                limit: 7,
+                filter: Some(pager.clone()),
+                ..hebbs_core::ListRequest::default()
+            })
+            .unwrap();
+        listed.extend(page.memories.iter().map(|m| m.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    let mut all_pager: Vec<MemoryId> = memories
+        .iter()
+        .filter(|(m, _)| selects(&pager, m))
+        .map(|(m, _)| m.id)
+        .collect();
+    all_pager.sort();
+    assert_eq!(listed, all_pager, "in id order, each once");
+
+    let subscription = engine
+        .subscribe(hebbs_core::SubscribeRequest {
+            confidence_threshold: 0.0,
+            filter: Some(pager.clone()),
+            ..hebbs_core::SubscribeRequest::new(normalized(rng.vector(DIM)))
+        })
+        .unwrap();
+    let mut email = input("an email", normalized(rng.vector(DIM)), None, None);
+    email.context = serde_json::from_value(json!({"channel": "email"})).unwrap();
+    let mut paged = input("a page", normalized(rng.vector(DIM)), None, None);
+    paged.context = serde_json::from_value(json!({"channel": "pager"})).unwrap();
+    engine.remember(email).unwrap();
+    let paged = engine.remember(paged).unwrap();
+    let push = subscription
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(push.memory.id, paged.id);
+
+    let forgotten = engine
+        .forget(&hebbs_core::ForgetRequest {
+            entity_id: Some("acme".into()),
+            filter: Some(pager.clone()),
+            ..hebbs_core::ForgetRequest::default()
+        })
+        .unwrap();
+    assert_eq!(forgotten.forgotten_count as usize, acme_pager.len());
+    let everywhere = engine
+        .forget(&hebbs_core::ForgetRequest {
+            filter: Some(pager.clone()),
+            ..hebbs_core::ForgetRequest::default()
+        })
+        .unwrap();
+    assert_eq!(
+        everywhere.forgotten_count as usize,
+        all_pager.len() + 1 - acme_pager.len()
+    );
+    for (memory, _) in &memories {
+        assert_eq!(engine.get(&memory.id, false).is_ok(), !selects(&pager, memory));
+    }
 }

@@ -408,6 +408,7 @@ proptest! {
             cursor: None,
             limit,
             include_superseded,
+            filter: None,
         };
         let mut naive: Vec<Memory> = ids
             .iter()
