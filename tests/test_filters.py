@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -286,3 +287,22 @@ def test_prime_forget_listing_and_subscribe_take_the_filter(store: Any) -> None:
     remaining = {m.content for m in store.list_memories().memories}
     assert "Acme emailed about the invoice" not in remaining
     assert "Acme called about the invoice" in remaining
+
+
+def test_the_listing_route_reads_the_filter_as_json_text(remote_key: tuple[str, str]) -> None:
+    url, key = remote_key
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=url, headers=headers) as http:
+        http.post("/v1/memories", json={"content": "an email", "context": {"channel": "email"}})
+        http.post("/v1/memories", json={"content": "a call", "context": {"channel": "phone"}})
+        listed = http.get("/v1/memories", params={"filter": '{"context.channel": "email"}'})
+        assert listed.status_code == 200
+        assert [m["content"] for m in listed.json()["memories"]] == ["an email"]
+        for text, field in (
+            ("{bad", "filter"),
+            ('{"context.channel": {"$in": 1}}', "filter.context.channel.$in"),
+        ):
+            bad = http.get("/v1/memories", params={"filter": text})
+            assert bad.status_code == 400
+            assert bad.json()["error_code"] == "invalid_input"
+            assert bad.json()["field"] == field
