@@ -20,7 +20,7 @@ use super::op::Op;
 use super::{Field, Filter, FilterView};
 use crate::error::{HebbsError, Result};
 use crate::memory::{IdMap, MemoryId, StoredMemory};
-use crate::store::{Store, ValueLookup};
+use crate::store::{IndexedField, IndexedPath, Store, ValueLookup};
 
 /// Most memories a filter may select to count as selective: a vector search then scores them
 /// exactly instead of walking the graph. An exact scan of 4,096 vectors in memory costs about
@@ -80,11 +80,23 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<Has
         }
         Filter::Not(_) => Ok(None),
         Filter::Condition { field, op, value } => {
-            let found = match (field, op) {
-                (Field::Context(path), Op::Eq) => {
+            let indexed = match field {
+                Field::Context(path) => Some(IndexedPath::Context(path)),
+                Field::Kind => Some(IndexedPath::Field(IndexedField::Kind)),
+                Field::CreatedAt => Some(IndexedPath::Field(IndexedField::CreatedAt)),
+                Field::Importance => Some(IndexedPath::Field(IndexedField::Importance)),
+                Field::EntityId | Field::SessionId => None,
+            };
+            let found = match (indexed, field, op) {
+                (Some(path), _, Op::Eq) => {
                     store.context_lookup(path, ValueLookup::Equal(value), limit)?
                 }
-                (Field::Context(path), Op::In) => {
+                (Some(IndexedPath::Context(path)), _, Op::Exists)
+                    if value.as_bool() == Some(true) =>
+                {
+                    store.context_lookup(IndexedPath::Context(path), ValueLookup::Any, limit)?
+                }
+                (Some(path), _, Op::In) => {
                     let mut all = Vec::new();
                     for option in value.as_array().into_iter().flatten() {
                         match store.context_lookup(path, ValueLookup::Equal(option), limit)? {
@@ -97,33 +109,31 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<Has
                     }
                     Some(all)
                 }
-                (Field::Context(path), Op::Gt | Op::Gte | Op::Lt | Op::Lte) => {
-                    match value.as_f64() {
-                        Some(bound) => {
-                            let lookup = if matches!(op, Op::Gt | Op::Gte) {
-                                ValueLookup::NumberRange {
-                                    lower: Some(bound),
-                                    upper: None,
-                                }
-                            } else {
-                                ValueLookup::NumberRange {
-                                    lower: None,
-                                    upper: Some(bound),
-                                }
-                            };
-                            store.context_lookup(path, lookup, limit)?
-                        }
-                        None => None,
+                (Some(path), _, Op::Gt | Op::Gte | Op::Lt | Op::Lte) => match value.as_f64() {
+                    Some(bound) => {
+                        let lookup = if matches!(op, Op::Gt | Op::Gte) {
+                            ValueLookup::NumberRange {
+                                lower: Some(bound),
+                                upper: None,
+                            }
+                        } else {
+                            ValueLookup::NumberRange {
+                                lower: None,
+                                upper: Some(bound),
+                            }
+                        };
+                        store.context_lookup(path, lookup, limit)?
                     }
-                }
-                (Field::EntityId, Op::Eq) => match value.as_str() {
+                    None => None,
+                },
+                (None, Field::EntityId, Op::Eq) => match value.as_str() {
                     Some(entity) => {
                         let keys = store.temporal_newest_first(entity, 0, u64::MAX, limit + 1)?;
                         (keys.len() <= limit).then(|| keys.into_iter().map(|key| key.id).collect())
                     }
                     None => None,
                 },
-                (Field::SessionId, Op::Eq) => match value.as_str() {
+                (None, Field::SessionId, Op::Eq) => match value.as_str() {
                     Some(session) => {
                         let ids = store.conversation(session, limit + 1)?;
                         (ids.len() <= limit).then_some(ids)

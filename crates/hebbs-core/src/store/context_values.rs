@@ -1,10 +1,12 @@
 //! The index of context values (`context_values` column family): which memories hold which
-//! scalar at which context path, so a filtered recall can count and list the memories a
-//! condition selects without reading their records (`filter/plan.rs`).
+//! scalar at which context path, and which kind, creation time and importance each has, so a
+//! filtered recall can count and list the memories a condition selects without reading their
+//! records (`filter/plan.rs`).
 //!
-//! Key: `path ‖ 0x00 ‖ encoded value ‖ id (16 bytes)`, empty value. The path is the dotted
-//! context key (`ticket.priority`); a key whose name holds a `.` or a NUL byte cannot be named by
-//! a filter and is not indexed. Every scalar is indexed under its path, and so is every scalar
+//! Key: `namespace ‖ path ‖ 0x00 ‖ encoded value ‖ id (16 bytes)`, empty value. The namespace
+//! byte is [`CONTEXT`] for a context path (the dotted key, `ticket.priority`; a key whose name
+//! holds a `.` or a NUL byte cannot be named by a filter and is not indexed) or
+//! [`IndexedField::byte`] for a record field (with an empty path). Every scalar is indexed under its path, and so is every scalar
 //! element of an array (so `$contains` and `$in` find them too): what a lookup returns is a
 //! superset of the memories a condition selects, which the caller then checks record by
 //! record. The value encoding orders like the values it encodes, numbers by value (as f64) and
@@ -31,16 +33,55 @@ const META_CONTEXT_INDEXED: &[u8] = b"context_values_indexed";
 /// Records indexed per write batch when an older store is indexed on open.
 const BACKFILL_BATCH: usize = 4096;
 
+/// The namespace of context paths.
+const CONTEXT: u8 = b'c';
+
 const TAG_NULL: u8 = 0x01;
 const TAG_BOOL: u8 = 0x02;
 const TAG_NUMBER: u8 = 0x03;
 const TAG_STRING: u8 = 0x04;
+
+/// A record field the index holds beside the context values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexedField {
+    /// The memory's kind, by name.
+    Kind,
+    /// Its creation time, microseconds.
+    CreatedAt,
+    /// Its importance.
+    Importance,
+}
+
+impl IndexedField {
+    fn byte(self) -> u8 {
+        match self {
+            Self::Kind => b'k',
+            Self::CreatedAt => b't',
+            Self::Importance => b'i',
+        }
+    }
+
+    fn prefix(self) -> Vec<u8> {
+        vec![self.byte(), 0]
+    }
+}
+
+/// Where in the index a lookup reads: a context path or a record field.
+#[derive(Clone, Copy, Debug)]
+pub enum IndexedPath<'a> {
+    /// A context path, one element per level.
+    Context(&'a [String]),
+    /// A record field.
+    Field(IndexedField),
+}
 
 /// What a lookup in the index asks for.
 #[derive(Clone, Copy, Debug)]
 pub enum ValueLookup<'a> {
     /// The memories holding this scalar at the path (or in an array there).
     Equal(&'a Value),
+    /// The memories holding any scalar at the path (`$exists`).
+    Any,
     /// The memories holding a number in `lower..=upper` at the path (either bound open).
     NumberRange {
         /// The least number, if bounded.
@@ -50,7 +91,8 @@ pub enum ValueLookup<'a> {
     },
 }
 
-/// The index key prefix `path ‖ 0x00` of a context path, None when a filter cannot name it.
+/// The index key prefix `namespace ‖ path ‖ 0x00` of a context path, None when a filter
+/// cannot name it.
 fn path_prefix(path: &[String]) -> Option<Vec<u8>> {
     if path
         .iter()
@@ -58,7 +100,8 @@ fn path_prefix(path: &[String]) -> Option<Vec<u8>> {
     {
         return None;
     }
-    let mut key = path.join(".").into_bytes();
+    let mut key = vec![CONTEXT];
+    key.extend(path.join(".").into_bytes());
     key.push(0);
     Some(key)
 }
@@ -101,11 +144,31 @@ fn sortable_f64(value: f64) -> [u8; 8] {
     ordered.to_be_bytes()
 }
 
-/// Every index key of a memory with `context`, without the id.
-fn entries(context: &Map<String, Value>) -> Vec<Vec<u8>> {
+/// Every index key of a memory, without the id.
+fn entries(record: &StoredMemory) -> Vec<Vec<u8>> {
     let mut found = Vec::new();
     let mut path = Vec::new();
-    collect(context, &mut path, &mut found);
+    collect(&record.context, &mut path, &mut found);
+    let fields = [
+        (
+            IndexedField::Kind,
+            Value::String(record.kind.as_str().into()),
+        ),
+        (
+            IndexedField::CreatedAt,
+            Value::Number(record.created_at.into()),
+        ),
+        (
+            IndexedField::Importance,
+            Value::Number(importance_number(record.importance)),
+        ),
+    ];
+    for (field, value) in fields {
+        let mut key = field.prefix();
+        if encode_scalar(&value, &mut key) {
+            found.push(key);
+        }
+    }
     found.sort();
     found.dedup();
     found
@@ -135,6 +198,16 @@ fn push_entry(path: &[String], value: &Value, found: &mut Vec<Vec<u8>>) {
     }
 }
 
+/// Importance as the number a filter compares it with (`FilterView`'s shortest decimal form).
+fn importance_number(importance: f32) -> serde_json::Number {
+    importance
+        .to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .unwrap_or_else(|| serde_json::Number::from(0))
+}
+
 fn with_id(mut key: Vec<u8>, id: &MemoryId) -> Vec<u8> {
     key.extend_from_slice(id.as_bytes());
     key
@@ -144,33 +217,42 @@ impl StoreBatch<'_> {
     /// Indexes the context values of memory `id`.
     pub(super) fn put_context_values(&mut self, id: &MemoryId, record: &StoredMemory) {
         let cf = self.store.cf(CONTEXT_VALUES);
-        for key in entries(&record.context) {
+        for key in entries(record) {
             self.batch.put_cf(cf, with_id(key, id), []);
         }
     }
 
     /// Drops the context values of memory `id` from the index.
     pub(super) fn delete_context_values(&mut self, id: &MemoryId, record: &StoredMemory) {
-        for key in entries(&record.context) {
+        for key in entries(record) {
             self.delete(CONTEXT_VALUES, &with_id(key, id));
         }
     }
 }
 
 impl Store {
-    /// The memories whose context holds what `lookup` asks for at `path`, at most `limit`:
-    /// None when there are more (the condition is not selective) or the path cannot be
-    /// indexed. A superset of the memories the condition selects (see the module docs).
+    /// The memories that hold what `lookup` asks for at `path`, at most `limit`: None when
+    /// there are more (the condition is not selective) or the path cannot be indexed. A
+    /// superset of the memories the condition selects (see the module docs).
     pub fn context_lookup(
         &self,
-        path: &[String],
+        path: IndexedPath<'_>,
         lookup: ValueLookup<'_>,
         limit: usize,
     ) -> Result<Option<Vec<MemoryId>>> {
-        let Some(prefix) = path_prefix(path) else {
-            return Ok(None);
+        let prefix = match path {
+            IndexedPath::Context(path) => match path_prefix(path) {
+                Some(prefix) => prefix,
+                None => return Ok(None),
+            },
+            IndexedPath::Field(field) => field.prefix(),
         };
         let (lower, upper) = match lookup {
+            ValueLookup::Any => {
+                let mut upper = prefix.clone();
+                upper.push(0xFF);
+                (prefix, upper)
+            }
             ValueLookup::Equal(value) => {
                 let mut key = prefix.clone();
                 if !encode_scalar(value, &mut key) {
@@ -276,7 +358,17 @@ mod tests {
             "empty": {}
         }))
         .unwrap();
-        let paths: Vec<String> = entries(&context)
+        let record = StoredMemory {
+            kind: crate::memory::MemoryKind::Episode,
+            importance: 0.5,
+            created_at: 1,
+            updated_at: 1,
+            entity_id: None,
+            content: "a".into(),
+            context,
+            superseded: false,
+        };
+        let paths: Vec<String> = entries(&record)
             .iter()
             .map(|key| {
                 let end = key.iter().position(|byte| *byte == 0).unwrap();
@@ -285,7 +377,15 @@ mod tests {
             .collect();
         assert_eq!(
             paths,
-            ["channel", "ticket.priority", "ticket.tags", "ticket.tags"]
+            [
+                "cchannel",
+                "cticket.priority",
+                "cticket.tags",
+                "cticket.tags",
+                "i",
+                "k",
+                "t"
+            ]
         );
     }
 }

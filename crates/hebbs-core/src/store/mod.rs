@@ -25,7 +25,7 @@ pub use column_families::{
     ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, CONTEXT_VALUES, CONVERSATIONS, EDGES_IN, EDGES_OUT,
     MEMORIES, META, TEMPORAL, TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };
-pub use context_values::ValueLookup;
+pub use context_values::{IndexedField, IndexedPath, ValueLookup};
 pub use conversations::{ConversationPlace, ConversationTurn};
 pub use db::Store;
 pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};

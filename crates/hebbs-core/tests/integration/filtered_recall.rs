@@ -357,6 +357,9 @@ fn prime_forget_listing_and_subscribe_take_the_filter() {
         all_pager.len() + 1 - acme_pager.len()
     );
     for (memory, _) in &memories {
-        assert_eq!(engine.get(&memory.id, false).is_ok(), !selects(&pager, memory));
+        assert_eq!(
+            engine.get(&memory.id, false).is_ok(),
+            !selects(&pager, memory)
+        );
     }
 }
