@@ -50,8 +50,11 @@ U64_MAX = 2**64 - 1
 MAX_SECONDS = 100 * 365 * 24 * 3600
 #: The largest signed 64-bit value.
 I64_MAX = 2**63 - 1
-#: How deeply a JSON object (``context``, ``cue_context``) may nest.
-MAX_JSON_DEPTH = 64
+#: How deeply a JSON object (``context``, ``cue_context``) may nest, on every surface: the
+#: deepest that every surface can also return. gRPC carries it as a ``google.protobuf.Struct``,
+#: which costs protobuf's decoders (C++, Java, Python: 100 nested messages) three levels an
+#: object level; a ``RecallResponse`` holds at most 33 object levels, so 32 leaves one spare.
+MAX_JSON_DEPTH = 32
 
 #: The names of the edge types and memory kinds, as their ``.value`` spells them.
 EDGE_TYPE_NAMES: tuple[str, ...] = tuple(

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 
 from hebbs._convert import invalid
 from hebbs._native import (
@@ -67,9 +67,21 @@ def _name(table: Mapping[Any, str], number: int, field: str) -> str:
 
 
 def struct_dict(value: struct_pb2.Struct) -> dict[str, Any]:
-    """A ``google.protobuf.Struct`` as a dict (numbers are JSON numbers: floats)."""
-    found: dict[str, Any] = json_format.MessageToDict(value)
-    return found
+    """A ``google.protobuf.Struct`` as a dict (numbers are JSON numbers: floats). Values JSON
+    has no form for (NaN, the infinities) are kept, for the request models to refuse naming
+    the field; the nesting is bounded by the protobuf decoder's own depth limit."""
+    return {key: _value(item) for key, item in value.fields.items()}
+
+
+def _value(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return struct_dict(value.struct_value)
+    if kind == "list_value":
+        return [_value(item) for item in value.list_value.values]
+    if kind is None or kind == "null_value":
+        return None
+    return getattr(value, kind)
 
 
 def _struct(value: Mapping[str, Any]) -> struct_pb2.Struct:
