@@ -9,8 +9,6 @@ The server is a real one (``BackgroundServer`` on 127.0.0.1 with its gRPC port).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,10 +16,9 @@ import grpc
 import httpx
 import numpy as np
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from tests.grpc_calls import GRPC_TENANT, GrpcCaller
+from tests.remote import Server
+from tests.test_mcp import over_http
 
 from hebbs import HebbsClient, InvalidInputError
 from hebbs.api.fields import MAX_JSON_DEPTH
@@ -66,13 +63,6 @@ DEEPEST = {
 }
 
 
-@asynccontextmanager
-async def mcp_client(url: str, key: str) -> AsyncIterator[Client]:
-    http = create_mcp_http_client(headers=_bearer(key))
-    async with http, Client(streamable_http_client(url + "/mcp", http_client=http)) as client:
-        yield client
-
-
 def _mcp_answer(answer: Any) -> Any:
     return json.loads(answer.content[0].text)
 
@@ -93,7 +83,7 @@ async def test_the_deepest_accepted_context_round_trips_on_every_surface(
     url, headers = running.url, _bearer(key)
     expected: dict[str, dict[str, Any]] = {}
     client = HebbsClient(url, key)
-    async with mcp_client(url, key) as mcp:
+    async with over_http(Server(url, Path()), key) as mcp:
         for shape, context in DEEPEST.items():
             body = {"content": f"rest {shape}", "context": context}
             stored = httpx.post(url + "/v1/memories", json=body, headers=headers, timeout=60)
@@ -162,7 +152,7 @@ async def test_one_level_deeper_is_refused_on_every_surface(
         answer = httpx.post(url + "/v1/memories", json=body, headers=headers, timeout=60)
         assert answer.status_code == 400, answer.text
         assert answer.json()["field"].startswith("context"), answer.json()
-        async with mcp_client(url, key) as mcp:
+        async with over_http(Server(url, Path()), key) as mcp:
             refused = await mcp.call_tool("remember", body)
         assert refused.is_error
         assert _mcp_answer(refused)["field"].startswith("context")

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from tests.grpc_calls import GRPC_TENANT, GrpcCaller
 
+from hebbs.api import fields
 from hebbs.api.fields import MAX_JSON_DEPTH
 from hebbs.rpc import hebbs_pb2 as pb
 from hebbs.rpc.services import METHODS
@@ -22,6 +23,8 @@ Embed = Callable[[list[str]], np.ndarray]
 REMEMBER = "/hebbs.v1.MemoryService/Remember"
 #: Struct levels past what protobuf's decoders (100 nested messages) read.
 UNDECODABLE_DEPTH = 200
+#: The context depth limit before it was lowered to what gRPC carries.
+LEGACY_DEPTH = 64
 
 
 def _varint(number: int) -> bytes:
@@ -113,3 +116,27 @@ def test_undecodable_bytes_without_a_key_are_unauthenticated(grpc_caller: GrpcCa
     code, trailers = anonymous.refused(REMEMBER, b"\xff\xff\xff\xff")
     assert code == grpc.StatusCode.UNAUTHENTICATED
     assert trailers["error-code"] == "unauthorized"
+
+
+def test_a_context_stored_deeper_before_the_limit_is_a_conflict_not_unknown(
+    grpc_caller: GrpcCaller,
+    grpc_server: tuple[BackgroundServer, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A store written when the limit was 64 may hold such a context: gRPC names it."""
+    context: dict[str, object] = {}
+    for _ in range(LEGACY_DEPTH - 1):
+        context = {"a": context}
+    monkeypatch.setattr(fields, "MAX_JSON_DEPTH", LEGACY_DEPTH)
+    with grpc_server[0].app.state.tenants.lease(GRPC_TENANT) as engine:
+        stored = engine.remember("legacy deep context", context=context)
+    monkeypatch.undo()
+    get = pb.GetRequest(memory_id=stored.id)
+    code, trailers = grpc_caller.refused("/hebbs.v1.MemoryService/Get", get)
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert trailers == {"error-code": "conflict", "field": "context"}
+    recall = pb.RecallRequest(cue="legacy deep context", top_k=50)
+    code, trailers = grpc_caller.refused("/hebbs.v1.MemoryService/Recall", recall)
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    with grpc_server[0].app.state.tenants.lease(GRPC_TENANT) as engine:
+        engine.forget(ids=[stored.id])

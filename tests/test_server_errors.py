@@ -10,13 +10,16 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import uuid
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
 from tests.remote import Server
+from tests.test_mcp import over_http
 
+from hebbs import HebbsClient
 from hebbs.server.http_protocol import MAX_HEADER_BYTES, MAX_TARGET_BYTES
 
 
@@ -136,3 +139,71 @@ def test_a_target_and_headers_inside_the_limits_are_served(hebbs_server: Server)
     status, _, body = _raw_answer(hebbs_server, request)
     assert status == 200, body
     assert json.loads(body) == {"live": True}
+
+
+def _forms(hex_id: str) -> list[str]:
+    """One id in each accepted spelling: 32 hex digits, hyphenated, hyphenated upper case."""
+    dashed = str(uuid.UUID(hex_id))
+    return [hex_id, dashed, dashed.upper()]
+
+
+def _refused_forms(hex_id: str) -> list[str]:
+    dashed = str(uuid.UUID(hex_id))
+    return ["{" + dashed + "}", f"urn:uuid:{dashed}", dashed.replace("-", "", 1), hex_id[:-1]]
+
+
+def test_one_id_syntax_on_every_route(hebbs_server: Server) -> None:
+    url, key = hebbs_server.url, hebbs_server.new_key("write")
+    client = httpx.Client(base_url=url, headers=_auth(key), timeout=60)
+    first, second = (
+        client.post("/v1/memories", json={"content": text}).json()["id"]
+        for text in ("Acme pays yearly", "Acme pays monthly")
+    )
+    for form in _forms(first):
+        path = quote(form)
+        assert client.get(f"/v1/memories/{path}").json()["id"] == first, form
+        assert client.get(f"/v1/memories/{path}/lineage").json()[0]["id"] == first, form
+        batch = client.post("/v1/memories/batch", json={"ids": [form]}).json()
+        assert batch[0]["id"] == first, form
+        causal = {"strategy": "causal", "seed_memory_id": form}
+        recall = client.post("/v1/memories/recall", json={"strategies": [causal]})
+        assert recall.status_code == 200, (form, recall.text)
+        for listing in (f"/v1/memories?cursor={path}", f"/v1/tombstones?after={path}"):
+            assert client.get(listing).status_code == 200, (listing, form)
+        assert client.get(f"/v1/tombstones/{path}").status_code == 404, form
+    dashed_first, dashed_second = _forms(first)[1], _forms(second)[2]
+    edges = {"edges": [{"target": dashed_second, "edge_type": "related_to"}]}
+    assert client.post(f"/v1/memories/{dashed_first}/edges", json=edges).status_code == 204
+    confirm = {"older_id": dashed_first, "newer_id": dashed_second}
+    confirmed = client.post("/v1/contradictions/confirm", json=confirm)
+    assert confirmed.status_code == 200, confirmed.text
+    with HebbsClient(url, key) as remote:
+        assert remote.get(dashed_first).id == bytes.fromhex(first)
+    forgotten = client.post("/v1/memories/forget", json={"ids": [dashed_second]}).json()
+    assert forgotten["forgotten_count"] == 1
+    assert client.get(f"/v1/tombstones/{dashed_second}").status_code == 200
+    for bad in _refused_forms(first):
+        answer = client.get(f"/v1/memories/{quote(bad)}")
+        assert answer.status_code == 400, (bad, answer.text)
+        assert answer.json()["field"] == "id", (bad, answer.json())
+        answer = client.post("/v1/memories/batch", json={"ids": [bad]})
+        assert answer.status_code == 400, (bad, answer.text)
+        assert answer.json()["field"] == "ids[0]", (bad, answer.json())
+    client.close()
+
+
+async def test_mcp_takes_the_same_id_syntax(hebbs_server: Server) -> None:
+    key = hebbs_server.new_key("write")
+    stored = httpx.post(
+        hebbs_server.url + "/v1/memories", json={"content": "x"}, headers=_auth(key)
+    )
+    hex_id = stored.json()["id"]
+    async with over_http(hebbs_server, key) as mcp:
+        for form in _forms(hex_id):
+            answer = await mcp.call_tool("get", {"id": form})
+            assert not answer.is_error, (form, answer.content[0].text)
+            assert json.loads(answer.content[0].text)["id"] == hex_id
+        for bad in _refused_forms(hex_id):
+            answer = await mcp.call_tool("get", {"id": bad})
+            assert answer.is_error, bad
+            assert json.loads(answer.content[0].text)["field"] == "id", bad

@@ -14,7 +14,7 @@ from typing import Any, Callable, Final, Optional, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import ID_BYTES, invalid
+from hebbs._convert import invalid
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
@@ -792,8 +792,7 @@ class Hebbs:
         request = parse(ConfirmContradictionRequest, locals())
         if request.resolution not in RESOLUTIONS:
             raise invalid("resolution", f"expected one of {', '.join(RESOLUTIONS)}")
-        older_id = _id_bytes(request.older_id, "older_id")
-        newer_id = _id_bytes(request.newer_id, "newer_id")
+        older_id, newer_id = request.older_id, request.newer_id
         older, newer = self._native.get(older_id), self._native.get(newer_id)
         if older.id == newer.id:
             raise invalid("newer_id", "is the same memory as older_id")
@@ -1026,18 +1025,6 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "session_id": request.session_id,
         "kind": request.kind,
     }
-
-
-def _id_bytes(value: bytes | str, field: str) -> bytes:
-    """``value`` (16 bytes or 32 hex digits) as bytes; else an error naming ``field``."""
-    if isinstance(value, bytes) and len(value) == ID_BYTES:
-        return value
-    if isinstance(value, str) and len(value) == 2 * ID_BYTES:
-        try:
-            return bytes.fromhex(value)
-        except ValueError:
-            pass
-    raise invalid(field, "expected 16 bytes or 32 hex digits")
 
 
 def _check_llm(llm: object) -> None:

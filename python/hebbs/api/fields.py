@@ -21,13 +21,14 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, Optional
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from hebbs._convert import ID_FORMS, ID_TEXT, id_bytes
 from hebbs._native import (
     DIRECTIONS,
     MAX_CONTENT_BYTES,
@@ -35,6 +36,7 @@ from hebbs._native import (
     Edge,
     EdgeType,
     HebbsError,
+    InvalidInputError,
     InvalidTypeError,
     MemoryKind,
     RecallStrategyConfig,
@@ -78,8 +80,8 @@ MEMORY_KIND_NAMES: tuple[str, ...] = tuple(
         MemoryKind.PROPOSITION,
     )
 )
-#: A memory id in JSON: 32 hex digits.
-ID_PATTERN = "^[0-9a-fA-F]{32}$"
+#: A memory id in JSON: 32 hex digits, with or without the UUID hyphens (``ID_TEXT``).
+ID_PATTERN = f"^(?:{ID_TEXT.pattern})$"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -185,12 +187,14 @@ def _seconds(value: object) -> float:
     return seconds
 
 
-def _id(value: object) -> bytes | str:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return _encodable(value)
-    raise wrong_type("16 bytes or a 32-digit hex string")
+def _id(value: object) -> bytes:
+    """An id as its 16 bytes, by the one id parser of every surface."""
+    try:
+        return id_bytes(value, "id")
+    except InvalidTypeError as error:
+        raise wrong_type(ID_FORMS) from error
+    except InvalidInputError as error:
+        raise bad_value(error.reason) from error
 
 
 def _list(what: str) -> BeforeValidator:
@@ -427,7 +431,7 @@ Micros = Annotated[int, BeforeValidator(_micros)]
 TimeRange = Annotated[tuple[int, int], BeforeValidator(_time_range)]
 Seconds = Annotated[float, BeforeValidator(_seconds)]
 PathField = Annotated[str, BeforeValidator(_path)]
-MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
+MemoryIdField = Annotated[bytes, BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
 IdList = Annotated[list[MemoryIdField], _list("ids")]
 Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
 Matrix = Annotated[Any, BeforeValidator(_matrix), WithJsonSchema(_MATRIX_SCHEMA)]
