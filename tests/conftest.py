@@ -14,12 +14,13 @@ import pytest
 
 import hebbs
 from cluster_support import test_cluster
+from grpc_calls import grpc_caller, grpc_server
 from hebbs.embedder import Embedder, default_embedder
 from remote import EMBEDDED_ONLY, hebbs_server, register_marker, remote_key, store
 
-#: The fixtures of ``remote.py`` and ``cluster_support.py``, found by pytest as names of this
-#: module.
-__all__ = ["hebbs_server", "remote_key", "store", "test_cluster"]
+#: The fixtures of ``remote.py``, ``grpc_calls.py`` and ``cluster_support.py``, found by pytest
+#: as names of this module.
+__all__ = ["grpc_caller", "grpc_server", "hebbs_server", "remote_key", "store", "test_cluster"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Final, Optional, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import ID_BYTES, invalid
+from hebbs._convert import invalid
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
@@ -704,8 +704,21 @@ class Hebbs:
             )
             raise invalid("rerank", reason)
         pooled, tokens = self._embed_tokens(model.embed_with_tokens, [cue], query=True)
-        vector: NDArray[np.float32] = cue_embedding if cue_embedding is not None else pooled[0]
+        if cue_embedding is not None:
+            return self._given_cue(cue_embedding), tokens[0]
+        vector: NDArray[np.float32] = pooled[0]
         return vector, tokens[0]
+
+    def _given_cue(self, cue_embedding: NDArray[np.float32]) -> NDArray[np.float32]:
+        """``cue_embedding`` if its dimension is the store's and its numbers are finite, else an
+        error naming ``cue_embedding`` (the native call would name its own argument, ``cue``)."""
+        dimension = self._native.dimension()
+        if dimension is not None and cue_embedding.shape[0] != dimension:
+            reason = f"dimension {cue_embedding.shape[0]} does not match the store's {dimension}"
+            raise invalid("cue_embedding", reason)
+        if not np.isfinite(cue_embedding).all():
+            raise invalid("cue_embedding", "must hold finite numbers only")
+        return cue_embedding
 
     def _cue_vector(
         self, cue: str | None, cue_embedding: Any, items: Sequence[StrategyLike]
@@ -714,12 +727,11 @@ class Hebbs:
         the strategies ``items`` reads vectors. Without either, None: the engine reports each
         strategy that needed one in ``strategy_errors`` (and raises if none could run)."""
         if cue_embedding is not None:
-            vector: NDArray[np.float32] = cue_embedding
-            return vector
+            return self._given_cue(cue_embedding)
         if cue is not None and not cue.strip():
             raise invalid("cue", "must not be empty")
         if cue is not None and _strategy_names(items) & _VECTOR_STRATEGIES:
-            vector = self._embed([cue], query=True)[0]
+            vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
             return vector
         return None
 
@@ -795,8 +807,7 @@ class Hebbs:
         request = parse(ConfirmContradictionRequest, locals())
         if request.resolution not in RESOLUTIONS:
             raise invalid("resolution", f"expected one of {', '.join(RESOLUTIONS)}")
-        older_id = _id_bytes(request.older_id, "older_id")
-        newer_id = _id_bytes(request.newer_id, "newer_id")
+        older_id, newer_id = request.older_id, request.newer_id
         older, newer = self._native.get(older_id), self._native.get(newer_id)
         if older.id == newer.id:
             raise invalid("newer_id", "is the same memory as older_id")
@@ -1030,18 +1041,6 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "session_id": request.session_id,
         "kind": request.kind,
     }
-
-
-def _id_bytes(value: bytes | str, field: str) -> bytes:
-    """``value`` (16 bytes or 32 hex digits) as bytes; else an error naming ``field``."""
-    if isinstance(value, bytes) and len(value) == ID_BYTES:
-        return value
-    if isinstance(value, str) and len(value) == 2 * ID_BYTES:
-        try:
-            return bytes.fromhex(value)
-        except ValueError:
-            pass
-    raise invalid(field, "expected 16 bytes or 32 hex digits")
 
 
 def _check_llm(llm: object) -> None:

@@ -36,7 +36,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict
 
-#: A memory id: the 16 raw bytes or 32 hex digits.
+#: A memory id: the 16 raw bytes, or 32 hex digits with or without the UUID hyphens.
 MemoryIdLike = Union[bytes, str]
 #: A timestamp: microseconds since the Unix epoch, or a timezone-aware datetime.
 TimestampLike = Union[int, datetime]

@@ -43,7 +43,9 @@ import type {
 } from './types.js';
 import { decode, encode, encodeObject, encodeQuery, idText } from './wire.js';
 
-const HEX_ID = new RegExp(`^[0-9a-fA-F]{${ID_BYTES * 2}}$`);
+/** The server's one id syntax: 32 hex digits, or the same digits in the hyphenated UUID form. */
+const ID_TEXT =
+  /^(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 export class HebbsClient {
   readonly #transport: Transport;
@@ -342,12 +344,15 @@ function list<T>(value: readonly T[], field: string): readonly T[] {
   return value;
 }
 
-/** `id` as one URL path segment; a string must be 32 hex digits (an empty or odd one would
- * name another path). */
+/** `id` as one URL path segment; a string must be an id in the server's syntax (an empty or odd
+ * one would name another path). */
 function segment(id: MemoryIdLike, field: string): string {
   const text = idText(id, field);
-  if (!HEX_ID.test(text)) {
-    throw new InvalidInputError(field, `expected ${ID_BYTES} bytes or ${ID_BYTES * 2} hex digits`);
+  if (!ID_TEXT.test(text)) {
+    throw new InvalidInputError(
+      field,
+      `expected ${ID_BYTES} bytes, or ${ID_BYTES * 2} hex digits with or without the UUID hyphens`,
+    );
   }
   return text;
 }

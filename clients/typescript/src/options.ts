@@ -13,7 +13,7 @@ import type {
   ScoringWeights,
 } from './types.js';
 
-/** A memory id: 16 bytes, or 32 hex digits. */
+/** A memory id: 16 bytes, or 32 hex digits with or without the UUID hyphens. */
 export type MemoryIdLike = Buffer | Uint8Array | string;
 /** A time: microseconds since the epoch, or a `Date`. */
 export type Timestamp = number | Date;

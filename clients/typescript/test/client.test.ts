@@ -12,6 +12,7 @@ import {
   DEFAULT_TOP_K,
   EdgeType,
   HebbsClient,
+  InvalidInputError,
   type Memory,
   MemoryKind,
   NotFoundError,
@@ -106,6 +107,16 @@ describe('remember and get', () => {
     const full = await client.get(discount.id.toString('hex'), { includeEmbedding: true });
     assert.equal(full.embedding.length, 384);
     assert.ok(full.embedding.every((x) => typeof x === 'number' && Number.isFinite(x)));
+  });
+
+  test('get takes an id with or without the UUID hyphens, and no other spelling', async () => {
+    const hex = discount.id.toString('hex');
+    const dashed = [0, 8, 12, 16, 20]
+      .map((start, i, starts) => hex.slice(start, starts[i + 1] ?? 32))
+      .join('-');
+    assert.deepEqual((await client.get(dashed)).id, discount.id);
+    assert.deepEqual((await client.get(dashed.toUpperCase())).id, discount.id);
+    await assert.rejects(client.get(`{${dashed}}`), InvalidInputError);
   });
 
   test('get of an unknown id is a NotFoundError', async () => {

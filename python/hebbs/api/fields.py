@@ -21,13 +21,14 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, Optional
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from hebbs._convert import ID_FORMS, ID_TEXT, id_bytes
 from hebbs._native import (
     DIRECTIONS,
     MAX_CONTENT_BYTES,
@@ -52,8 +53,11 @@ U64_MAX = 2**64 - 1
 MAX_SECONDS = 100 * 365 * 24 * 3600
 #: The largest signed 64-bit value.
 I64_MAX = 2**63 - 1
-#: How deeply a JSON object (``context``, ``cue_context``) may nest.
-MAX_JSON_DEPTH = 64
+#: How deeply a JSON object (``context``, ``cue_context``) may nest, on every surface: the
+#: deepest that every surface can also return. gRPC carries it as a ``google.protobuf.Struct``,
+#: which costs protobuf's decoders (C++, Java, Python: 100 nested messages) three levels an
+#: object level; a ``RecallResponse`` holds at most 33 object levels, so 32 leaves one spare.
+MAX_JSON_DEPTH = 32
 
 #: The names of the edge types and memory kinds, as their ``.value`` spells them.
 EDGE_TYPE_NAMES: tuple[str, ...] = tuple(
@@ -77,8 +81,8 @@ MEMORY_KIND_NAMES: tuple[str, ...] = tuple(
         MemoryKind.PROPOSITION,
     )
 )
-#: A memory id in JSON: 32 hex digits.
-ID_PATTERN = "^[0-9a-fA-F]{32}$"
+#: A memory id in JSON: 32 hex digits, with or without the UUID hyphens (``ID_TEXT``).
+ID_PATTERN = f"^(?:{ID_TEXT.pattern})$"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -184,12 +188,14 @@ def _seconds(value: object) -> float:
     return seconds
 
 
-def _id(value: object) -> bytes | str:
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return _encodable(value)
-    raise wrong_type("16 bytes or a 32-digit hex string")
+def _id(value: object) -> bytes:
+    """An id as its 16 bytes, by the one id parser of every surface."""
+    try:
+        return id_bytes(value, "id")
+    except InvalidTypeError as error:
+        raise wrong_type(ID_FORMS) from error
+    except InvalidInputError as error:
+        raise bad_value(error.reason) from error
 
 
 def _list(what: str) -> BeforeValidator:
@@ -207,7 +213,10 @@ def _list(what: str) -> BeforeValidator:
 
 
 def _vector(value: object) -> NDArray[np.float32]:
-    return _array(value, 1, "a 1-D array of numbers", "a 1-D vector")
+    vector = _array(value, 1, "a 1-D array of numbers", "a 1-D vector")
+    if vector.size == 0:
+        raise bad_value("must not be empty")
+    return vector
 
 
 def _matrix(value: object) -> NDArray[np.float32]:
@@ -457,7 +466,7 @@ Micros = Annotated[int, BeforeValidator(_micros)]
 TimeRange = Annotated[tuple[int, int], BeforeValidator(_time_range)]
 Seconds = Annotated[float, BeforeValidator(_seconds)]
 PathField = Annotated[str, BeforeValidator(_path)]
-MemoryIdField = Annotated[Union[bytes, str], BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
+MemoryIdField = Annotated[bytes, BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
 IdList = Annotated[list[MemoryIdField], _list("ids")]
 Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
 Matrix = Annotated[Any, BeforeValidator(_matrix), WithJsonSchema(_MATRIX_SCHEMA)]

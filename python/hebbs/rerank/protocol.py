@@ -12,10 +12,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._convert import id_bytes, invalid
 from hebbs.types import MemoryIdLike
-
-from .constants import MEMORY_ID_BYTES
 
 
 @runtime_checkable
@@ -88,19 +86,8 @@ def check_ids(ids: object, count: int) -> list[bytes]:
 
 
 def memory_key(value: object, field: str) -> bytes:
-    """The 16 raw bytes of a memory id given as bytes or 32 hex digits."""
-    if isinstance(value, str):
-        try:
-            raw = bytes.fromhex(value)
-        except ValueError:
-            raise invalid(field, "is not a hex memory id") from None
-    elif isinstance(value, bytes):
-        raw = value
-    else:
-        raise invalid(field, f"must be bytes or a hex str, got {type(value).__name__}")
-    if len(raw) != MEMORY_ID_BYTES:
-        raise invalid(field, f"must be {MEMORY_ID_BYTES} bytes, got {len(raw)}")
-    return raw
+    """The 16 raw bytes of a memory id given as bytes or text (:func:`hebbs._convert.id_bytes`)."""
+    return id_bytes(value, field)
 
 
 def empty_scores() -> NDArray[np.float32]:

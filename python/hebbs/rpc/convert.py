@@ -15,9 +15,9 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 
-from hebbs._convert import invalid
+from hebbs._convert import conflict, invalid
 from hebbs._native import (
     Edge,
     ForgetResult,
@@ -29,6 +29,8 @@ from hebbs._native import (
     RecallStrategyConfig,
     ScoringWeights,
 )
+from hebbs.api.fields import MAX_JSON_DEPTH
+from hebbs.errors import ConflictError
 from hebbs.rpc import hebbs_pb2 as pb
 
 #: Strategy names by protocol number (the reference four, then hebbs' additions).
@@ -67,15 +69,48 @@ def _name(table: Mapping[Any, str], number: int, field: str) -> str:
 
 
 def struct_dict(value: struct_pb2.Struct) -> dict[str, Any]:
-    """A ``google.protobuf.Struct`` as a dict (numbers are JSON numbers: floats)."""
-    found: dict[str, Any] = json_format.MessageToDict(value)
-    return found
+    """A ``google.protobuf.Struct`` as a dict (numbers are JSON numbers: floats). Values JSON
+    has no form for (NaN, the infinities) are kept, for the request models to refuse naming
+    the field; the nesting is bounded by the protobuf decoder's own depth limit."""
+    return {key: _value(item) for key, item in value.fields.items()}
+
+
+def _value(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return struct_dict(value.struct_value)
+    if kind == "list_value":
+        return [_value(item) for item in value.list_value.values]
+    if kind is None or kind == "null_value":
+        return None
+    return getattr(value, kind)
 
 
 def _struct(value: Mapping[str, Any]) -> struct_pb2.Struct:
     message = struct_pb2.Struct()
     message.update(dict(value))
     return message
+
+
+def json_depth(value: Any) -> int:
+    """How deeply ``value`` nests, counted as the request models count it: an object or list
+    is one level deeper than what holds it, a value inside the deepest one level more."""
+    if isinstance(value, dict):
+        return 1 + max((json_depth(item) for item in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((json_depth(item) for item in value), default=0)
+    return 1
+
+
+def too_deep_for_grpc(memory: Memory) -> ConflictError:
+    """The answer for a memory whose context was stored deeper than ``MAX_JSON_DEPTH`` (before
+    the limit was lowered to what a ``Struct`` carries): protobuf's decoders could not read the
+    answer, so it is a conflict naming ``context`` (``FAILED_PRECONDITION``), never ``UNKNOWN``."""
+    reason = (
+        f"memory {memory.id.hex()} holds a context nested deeper than the {MAX_JSON_DEPTH} levels "
+        "gRPC carries (stored before that limit): read it over REST or /mcp, or revise it"
+    )
+    return conflict("context", reason)
 
 
 def _edges(edges: Any, field: str = "edges") -> list[Edge]:
@@ -230,6 +265,8 @@ def memory_message(memory: Memory) -> Any:
         kind=KIND_NUMBERS.get(memory.kind.value, pb.MEMORY_KIND_UNSPECIFIED),
     )
     if memory.context:
+        if json_depth(memory.context) > MAX_JSON_DEPTH:
+            raise too_deep_for_grpc(memory)
         message.context.CopyFrom(_struct(memory.context))
     if memory.entity_id is not None:
         message.entity_id = memory.entity_id

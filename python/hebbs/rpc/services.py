@@ -10,7 +10,8 @@ the field: gRPC keeps it for a call not to retry until the state changes, as rev
 revision instead of a superseded one; ``ABORTED`` would invite retrying the same call, which
 fails the same way), ``RESOURCE_EXHAUSTED`` (rate limited), ``UNAVAILABLE``,
 ``UNIMPLEMENTED`` (reflection, policies) and ``INTERNAL``; the trailing metadata carries
-``error-code`` and ``field`` as the REST body would.
+``error-code`` and ``field`` as the REST body would. Request bytes that do not decode as the
+method's message are ``INVALID_ARGUMENT`` on ``body`` (:class:`Undecodable`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Final
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from hebbs._convert import invalid
 from hebbs._native import DEFAULT_LIST_PAGE
@@ -30,7 +32,7 @@ from hebbs.rpc import convert
 from hebbs.rpc import hebbs_pb2 as pb
 from hebbs.rpc.subscriptions import FeedSubscriptions
 from hebbs.server.auth import AuthConfig, Caller, authenticate_header
-from hebbs.server.errors import ApiError, from_engine
+from hebbs.server.errors import BODY_FIELD, ApiError, from_engine
 from hebbs.server.tenants import TenantStores
 
 #: gRPC status of each HTTP status the REST server would answer.
@@ -281,6 +283,38 @@ METHODS: Final[tuple[Method, ...]] = (
 )
 
 
+@dataclass(frozen=True)
+class Undecodable:
+    """What a method's handler gets for request bytes that are not a message of its type (or
+    nest past the protobuf decoder's depth limit): grpcio would answer its own ``INTERNAL``
+    for a deserializer that raises, so the deserializer returns this and the handler answers
+    ``INVALID_ARGUMENT`` naming the body, after the key check."""
+
+    reason: str
+
+
+def _decoder(message_type: Any) -> Callable[[bytes], Any]:
+    """``message_type.FromString``, an :class:`Undecodable` where it fails."""
+
+    def decode(data: bytes) -> Any:
+        try:
+            return message_type.FromString(data)
+        except DecodeError as error:
+            name = message_type.DESCRIPTOR.full_name
+            return Undecodable(f"the request is not a valid {name} message ({error})")
+
+    return decode
+
+
+def _checked(ctx: Context, request: Any) -> Any:
+    """``request``, or the answer to an undecodable one: the caller's key is checked first
+    (any valid key), so a caller without one learns nothing of the method."""
+    if isinstance(request, Undecodable):
+        ctx.authenticate("read", None)
+        raise ApiError(400, "invalid_input", f"invalid body: {request.reason}", field=BODY_FIELD)
+    return request
+
+
 def _abort(context: grpc.ServicerContext, error: ApiError) -> None:
     trailers = [("error-code", error.error_code)]
     if error.field:
@@ -297,7 +331,8 @@ def _failure(error: ApiError | HebbsError) -> ApiError:
 def _unary(method: Method, state: RpcState) -> Callable[[Any, grpc.ServicerContext], Any]:
     def handle(request: Any, context: grpc.ServicerContext) -> Any:
         try:
-            return method.handler(Context(state, context), request)
+            ctx = Context(state, context)
+            return method.handler(ctx, _checked(ctx, request))
         except (ApiError, HebbsError) as error:
             _abort(context, _failure(error))
             raise AssertionError("abort returns only by raising") from error
@@ -310,7 +345,8 @@ def _streaming(
 ) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
     def handle(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         try:
-            yield from method.handler(Context(state, context), request)
+            ctx = Context(state, context)
+            yield from method.handler(ctx, _checked(ctx, request))
         except (ApiError, HebbsError) as error:
             _abort(context, _failure(error))
 
@@ -324,13 +360,13 @@ def handlers(state: RpcState) -> list[grpc.GenericRpcHandler]:
         if method.stream:
             handler = grpc.unary_stream_rpc_method_handler(
                 _streaming(method, state),
-                request_deserializer=method.request.FromString,
+                request_deserializer=_decoder(method.request),
                 response_serializer=method.response.SerializeToString,
             )
         else:
             handler = grpc.unary_unary_rpc_method_handler(
                 _unary(method, state),
-                request_deserializer=method.request.FromString,
+                request_deserializer=_decoder(method.request),
                 response_serializer=method.response.SerializeToString,
             )
         services.setdefault(method.service, {})[method.name] = handler

@@ -18,6 +18,7 @@ import uvicorn
 
 from hebbs.engine import EmbedderLike
 from hebbs.server.app import create_app
+from hebbs.server.http_protocol import HebbsHttpProtocol
 from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
 #: Seconds open connections (subscription streams) get to finish on shutdown.
@@ -73,6 +74,7 @@ def config(
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         ssl_certfile=tls_cert,
         ssl_keyfile=tls_key,
+        http=HebbsHttpProtocol,
     )
 
 

@@ -73,6 +73,9 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, Line]]:
             raise invalid(
                 f"line {number}", f"is not JSON ({error.msg})", InvalidTypeError
             ) from None
+        except RecursionError:
+            # The parser recurses once a nesting level: far past any line the format has.
+            raise invalid(f"line {number}", "nests too deeply to parse") from None
         if not isinstance(data, dict) or data.get("type") not in LINE_TYPES:
             reason = f"needs a type, one of {', '.join(LINE_TYPES)}"
             raise invalid(f"line {number}.type", reason, InvalidTypeError)

@@ -53,14 +53,24 @@ impl Default for MemoryId {
     }
 }
 
+/// Characters of an id as 32 hex digits.
+const SIMPLE_LEN: usize = 32;
+/// Characters of an id in the hyphenated UUID form.
+const HYPHENATED_LEN: usize = 36;
+
 impl FromStr for MemoryId {
     type Err = HebbsError;
 
-    /// Accepts 32 hex digits, with or without the UUID hyphens.
+    /// Accepts the one id syntax of every surface: 32 hex digits, or the same digits in the
+    /// hyphenated UUID form (8-4-4-4-12). Other UUID spellings (braced, `urn:uuid:`) are
+    /// refused, as the Python layer refuses them.
     fn from_str(text: &str) -> Result<Self> {
-        uuid::Uuid::parse_str(text)
+        let spelled = text.len() == SIMPLE_LEN || text.len() == HYPHENATED_LEN;
+        spelled
+            .then(|| uuid::Uuid::try_parse(text).ok())
+            .flatten()
             .map(|uuid| Self(*uuid.as_bytes()))
-            .map_err(|_| HebbsError::invalid("id", format!("{text:?} is not a 32-digit hex id")))
+            .ok_or_else(|| HebbsError::invalid("id", format!("{text:?} is not a 32-digit hex id")))
     }
 }
 
@@ -102,5 +112,22 @@ mod tests {
             Err(HebbsError::InvalidInput { field, .. }) if field == "id"
         ));
         assert!(MemoryId::from_slice(&[0; 15], "seed").is_err());
+    }
+
+    #[test]
+    fn accepts_hex_and_hyphenated_only() {
+        let id = MemoryId::new();
+        let hyphenated = uuid::Uuid::from_bytes(*id.as_bytes())
+            .hyphenated()
+            .to_string();
+        assert_eq!(hyphenated.parse::<MemoryId>().unwrap(), id);
+        assert_eq!(id.to_hex().to_uppercase().parse::<MemoryId>().unwrap(), id);
+        for other in [
+            format!("{{{hyphenated}}}"),
+            format!("urn:uuid:{hyphenated}"),
+            hyphenated.replacen('-', "", 1),
+        ] {
+            assert!(other.parse::<MemoryId>().is_err(), "{other}");
+        }
     }
 }
