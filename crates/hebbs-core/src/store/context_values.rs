@@ -20,6 +20,8 @@
 //! changes after it is written: a revision is a new memory) and deleted with it. A store written
 //! before the index existed is indexed once when it opens ([`Store::index_context_values`]).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::batch::StoreBatch;
@@ -273,12 +275,30 @@ impl Store {
                 (low, high)
             }
         };
+        let key = (lower, upper, limit);
+        let (cached, epoch) = self.lookups.get(&key);
+        if let Some(answer) = cached {
+            return Ok(answer.map(|ids| ids.to_vec()));
+        }
+        let answer = self.scan_lookup(&key.0, &key.1, limit)?;
+        self.lookups
+            .fill(key, answer.as_deref().map(Arc::from), epoch);
+        Ok(answer)
+    }
+
+    /// The ids of the index keys in `lower..upper`, None when there are more than `limit`.
+    fn scan_lookup(
+        &self,
+        lower: &[u8],
+        upper: &[u8],
+        limit: usize,
+    ) -> Result<Option<Vec<MemoryId>>> {
         let mut options = rocksdb::ReadOptions::default();
-        options.set_iterate_upper_bound(upper);
+        options.set_iterate_upper_bound(upper.to_vec());
         let iterator = self.db.iterator_cf_opt(
             self.cf(CONTEXT_VALUES),
             options,
-            rocksdb::IteratorMode::From(&lower, rocksdb::Direction::Forward),
+            rocksdb::IteratorMode::From(lower, rocksdb::Direction::Forward),
         );
         let mut found = Vec::new();
         for item in iterator {

@@ -17,6 +17,7 @@ use super::column_families::{
 };
 use super::hot::HotState;
 use super::keys::{decode_edge_key, decode_vector, SessionKey, TemporalKey};
+use super::lookup_cache::LookupCache;
 use crate::error::{HebbsError, Result};
 use crate::memory::{Edge, MemoryId, StoredMemory};
 
@@ -35,6 +36,8 @@ pub struct Store {
     /// Held exclusively by an access flush from start to end, shared by whatever must not see
     /// one half done (see [`super::hot`]).
     pub(super) flush_gate: RwLock<()>,
+    /// Recent answers of the context-values index (see [`super::lookup_cache`]).
+    pub(super) lookups: LookupCache,
 }
 
 impl Store {
@@ -49,6 +52,7 @@ impl Store {
             db,
             hot: RwLock::default(),
             flush_gate: RwLock::default(),
+            lookups: LookupCache::default(),
         };
         match store.meta_u64(META_SCHEMA_VERSION)? {
             None => store.db.put_cf(
@@ -90,7 +94,12 @@ impl Store {
         let _settled = (!batch.erased.is_empty()).then(|| self.flush_gate.read());
         self.drop_pending(&batch.erased);
         let generation = self.hot_generation();
+        let indexed =
+            !batch.created.is_empty() || !batch.rewritten.is_empty() || !batch.erased.is_empty();
         self.db.write_opt(batch.batch, &options)?;
+        if indexed {
+            self.lookups.invalidate();
+        }
         self.invalidate(&batch.rewritten, &batch.erased);
         self.admit_created(batch.created, generation);
         Ok(())

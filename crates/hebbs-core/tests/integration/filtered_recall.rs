@@ -363,3 +363,24 @@ fn prime_forget_listing_and_subscribe_take_the_filter() {
         );
     }
 }
+
+#[test]
+fn a_write_between_two_filtered_recalls_is_seen_by_the_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(9);
+    fill(&engine, &mut rng, 200, 1000);
+    let pager = Filter::parse(&json!({"context.channel": "pager"}), "filter").unwrap();
+    let cue = normalized(rng.vector(DIM));
+    let before = ids(&engine, &similarity(cue.clone(), &pager, 10));
+    let mut paged = input("a page", cue.clone(), None, None);
+    paged.context = serde_json::from_value(json!({"channel": "pager"})).unwrap();
+    let paged = engine.remember(paged).unwrap();
+    let after = ids(&engine, &similarity(cue.clone(), &pager, 10));
+    assert_eq!(after[0], paged.id);
+    assert_eq!(after.len(), (before.len() + 1).min(10));
+    engine
+        .forget(&hebbs_core::ForgetRequest::ids(vec![paged.id]))
+        .unwrap();
+    assert_eq!(ids(&engine, &similarity(cue, &pager, 10)), before);
+}
