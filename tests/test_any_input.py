@@ -193,6 +193,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "rerank_top_n": 150,
                 "cue_token_vectors": None,
                 "quality": None,
+                "filter": {"context.channel": "email"},
             },
         ),
         "prime": (
@@ -206,6 +207,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "scoring_weights": None,
                 "cue_embedding": vector(0),
                 "include_embedding": False,
+                "filter": {"context.priority": {"$gte": 1}},
             },
         ),
         "revise": (
@@ -231,6 +233,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "kind": None,
                 "purge": False,
                 "limit": 10,
+                "filter": None,
             },
         ),
         "forget_decayed": (mem.forget_decayed, {"floor": 0.0, "limit": 10}),
@@ -246,6 +249,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "cursor": None,
                 "limit": 10,
                 "include_superseded": False,
+                "filter": {"$not": {"kind": "insight"}},
             },
         ),
         "get_token_vectors": (mem.get_token_vectors, {"ids": [memory.id]}),
@@ -257,6 +261,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "entity_id": None,
                 "confidence_threshold": 0.5,
                 "queue_capacity": 8,
+                "filter": {"context.channel": {"$in": ["email", "chat"]}},
             },
         ),
     }
@@ -289,23 +294,23 @@ CASES = [
         "edge_types", "max_depth", "direction", "analogical_alpha", "cue_context", "rrf_k",
         "min_relevance", "graph_context", "session_id", "force_regex", "include_superseded",
         "include_organization",
-        "rerank", "rerank_top_n", "cue_token_vectors", "quality",
+        "rerank", "rerank_top_n", "cue_token_vectors", "quality", "filter",
     )
 ] + [
     ("prime", p)
     for p in (
         "entity_id", "cue", "max_memories", "time_range", "ef_search", "scoring_weights",
-        "cue_embedding", "include_embedding",
+        "cue_embedding", "include_embedding", "filter",
     )
 ] + [
     ("revise", p)
     for p in ("id", "content", "importance", "context", "embedding", "entity_id")
 ] + [
     ("forget", p)
-    for p in ("ids", "older_than", "importance_below", "kind", "purge", "limit")
+    for p in ("ids", "older_than", "importance_below", "kind", "purge", "limit", "filter")
 ] + [
     ("list_memories", p)
-    for p in ("entity_id", "kind", "cursor", "limit", "include_superseded")
+    for p in ("entity_id", "kind", "cursor", "limit", "include_superseded", "filter")
 ] + [
     ("get", "id"), ("get", "include_embedding"), ("lineage", "id"), ("add_edges", "id"),
     ("add_edges", "edges"), ("forget_decayed", "floor"), ("forget_decayed", "limit"),
@@ -314,6 +319,7 @@ CASES = [
     ("list_orphans", "limit"), ("get_token_vectors", "ids"),
     ("subscribe", "embedding"), ("subscribe", "entity_id"),
     ("subscribe", "confidence_threshold"), ("subscribe", "queue_capacity"),
+    ("subscribe", "filter"),
 ]  # fmt: skip
 
 
