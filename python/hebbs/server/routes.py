@@ -20,7 +20,6 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from hebbs._convert import invalid
 from hebbs.api import (
     ConfirmContradictionRequest,
     EdgesRequest,
@@ -67,7 +66,7 @@ from hebbs.api.responses import (
     encode_subscribe_push,
     encode_tombstone,
 )
-from hebbs.engine import Hebbs, recall_with
+from hebbs.engine import Hebbs
 from hebbs.errors import NotFoundError
 from hebbs.jsonwire import dumps
 from hebbs.server.auth import Caller, require
@@ -83,6 +82,7 @@ from hebbs.server.openapi import (
     SUBSCRIBE_EVENT,
     stream,
 )
+from hebbs.server.organization import caller_recall
 from hebbs.subscription import AsyncSubscription
 
 #: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
@@ -165,24 +165,10 @@ def get_many(body: GetManyRequest, request: Request, caller: Caller = READ) -> R
         return _json(encode_optional_memories(engine.get_many(**_given(body))))
 
 
-@contextmanager
-def _organization(request: Request, caller: Caller, wanted: bool) -> Iterator[Optional[Hebbs]]:
-    """The store of the caller's organization when ``wanted`` (a 400 naming
-    ``include_organization`` if the caller's tenant is a member of none), else None."""
-    if not wanted:
-        yield None
-        return
-    if caller.organization is None:
-        reason = f"tenant {caller.tenant!r} is a member of no organization (hebbs keys join)"
-        raise invalid("include_organization", reason)
-    with request.app.state.tenants.lease(caller.organization) as engine:
-        yield engine
-
-
 def _recall(body: RecallRequest, request: Request, caller: Caller) -> Response:
-    wanted = body.include_organization
-    with _store(request, caller) as engine, _organization(request, caller, wanted) as org:
-        return _json(encode_recall_output(recall_with(engine, org, body)))
+    tenants = request.app.state.tenants
+    with _store(request, caller) as engine:
+        return _json(encode_recall_output(caller_recall(tenants, caller, engine, body)))
 
 
 @router.post("/memories/recall", response_model=RecallOutputOut, tags=["recall"])
