@@ -6,10 +6,11 @@ store of the tenant of the key that sent *that* request, after checking the key'
 the tool (``write`` for remember, revise and forget): a session id never carries a tenant, so no
 key reaches another tenant's store through one. ``recall`` with ``include_organization`` also
 answers from the caller's organization, as REST's does (:mod:`hebbs.server.organization`). The
-transport is stateless (no MCP session kept between requests) and answers JSON. Without auth
-(loopback only) the server's loopback check (:mod:`hebbs.server.loopback`, in front of every
-route) refuses a foreign Host or Origin before the transport sees it, so a web page cannot reach
-the key-less store through a rebound name.
+transport is stateless (no MCP session kept between requests) and answers JSON; it opens no
+event stream (``GET`` is 405, as the specification allows), so a revoked or expired key ends its
+sessions at their next request. Without auth (loopback only) the server's loopback check
+(:mod:`hebbs.server.loopback`, in front of every route) refuses a foreign Host or Origin before
+the transport sees it, so a web page cannot reach the key-less store through a rebound name.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ from hebbs.server.tenants import TenantStores
 MCP_PATH: Final = "/mcp"
 #: The scope a key needs to reach the transport at all.
 CONNECT_SCOPE: Final = "read"
+#: Why ``GET`` (the specification's optional stream of server-initiated messages) is 405: a
+#: stateless server sends none, and a stream would outlive the check of its key.
+NO_STREAM: Final = "this server opens no MCP event stream: POST each JSON-RPC message"
+#: The methods the transport answers.
+ALLOW: Final = {"Allow": "POST, DELETE"}
 
 
 class McpEndpoint:
@@ -49,6 +55,8 @@ class McpEndpoint:
         request = Request(scope, receive)
         try:
             request.state.caller = authenticate(request, CONNECT_SCOPE)
+            if request.method == "GET":
+                raise ApiError(405, "method_not_allowed", NO_STREAM, headers=ALLOW)
         except ApiError as error:
             await error_response(error)(scope, receive, send)
             return

@@ -12,6 +12,7 @@ their failures in the OpenAPI document (:mod:`hebbs.server.openapi`); the probes
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Final, Optional
@@ -69,8 +70,8 @@ from hebbs.api.responses import (
 from hebbs.engine import Hebbs
 from hebbs.errors import NotFoundError
 from hebbs.jsonwire import dumps
-from hebbs.server.auth import Caller, require
-from hebbs.server.errors import not_ready
+from hebbs.server.auth import Caller, KeyWatch, require
+from hebbs.server.errors import error_body, not_ready
 from hebbs.server.json_route import JsonRoute, json_response
 from hebbs.server.metrics import CONTENT_TYPE
 from hebbs.server.openapi import (
@@ -444,8 +445,10 @@ async def subscribe(
     """A standing query as server-sent events: first ``event: subscribed`` with
     ``{"subscription_id": N}``, then one ``event: push`` (``id:`` its sequence number, data the
     SubscribePush) per new matching memory, a ``: keepalive`` comment every
-    :data:`SSE_KEEPALIVE_S` seconds without one, and ``event: end`` if the store closes. The
-    native subscription is closed when the client disconnects."""
+    :data:`SSE_KEEPALIVE_S` seconds without one, and ``event: end`` if the store closes. Once the
+    key is revoked or expires the stream ends with ``event: error`` (the 401's error body)
+    within :data:`~hebbs.server.auth.KEY_RECHECK_S` seconds. The native subscription is closed
+    when the client disconnects."""
     stack = ExitStack()
     try:
         engine = stack.enter_context(_store(request, caller))
@@ -461,19 +464,29 @@ async def subscribe(
             pass
         subscription.sync.close()
 
+    key = KeyWatch(request.app.state.auth, caller)
+
     async def events() -> AsyncIterator[bytes]:
         watcher = asyncio.ensure_future(watch_disconnect())
         try:
             yield _event("subscribed", {"subscription_id": subscription.id})
+            keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
             while True:
-                push = await subscription.next(timeout=SSE_KEEPALIVE_S)
+                refused = key.refusal()
+                if refused is not None:
+                    yield _event("error", error_body(refused.error_code, refused.message))
+                    return
+                wait = min(keepalive_at - time.monotonic(), key.wait_s())
+                push = await subscription.next(timeout=max(wait, 0.0))
                 if push is not None:
                     yield _event("push", encode_subscribe_push(push), push.sequence_number)
+                    keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
                 elif subscription.closed:
                     yield _event("end", {"subscription_id": subscription.id})
                     return
-                else:
+                elif time.monotonic() >= keepalive_at:
                     yield b": keepalive\n\n"
+                    keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
         finally:
             # Synchronous on purpose: a cancelled stream may not await.
             watcher.cancel()
