@@ -8,6 +8,7 @@ far past the re-check interval."""
 from __future__ import annotations
 
 import json
+import math
 import queue
 import threading
 import time
@@ -26,8 +27,15 @@ from mcp.shared.exceptions import MCPError
 
 from hebbs import AuthError, HebbsClient
 from hebbs.rpc import hebbs_pb2 as pb
-from hebbs.server.auth import KEY_RECHECK_S
+from hebbs.server.auth import (
+    KEY_RECHECK_S,
+    AuthConfig,
+    Caller,
+    KeyWatch,
+    authenticate_header,
+)
 from hebbs.server.keys import KeyStore
+from hebbs.server.limits import TokenBuckets
 from hebbs.server.serve import BackgroundServer
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -215,3 +223,37 @@ def test_the_client_raises_when_its_key_is_revoked(site: Site) -> None:
         with pytest.raises(AuthError, match="revoked"):
             subscription.next(timeout=END_DEADLINE_S)
         assert subscription.closed
+
+
+class Clock:
+    """A clock that stands still until moved."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_key_is_checked_once_an_interval(tmp_path: Path) -> None:
+    keys = KeyStore(tmp_path)
+    try:
+        key, info = keys.create("alice", "read")
+        config = AuthConfig(keys, TokenBuckets())
+        caller = authenticate_header(config, f"Bearer {key}", "read")
+        clock = Clock()
+        watch = KeyWatch(config, caller, 5.0, clock)
+        assert watch.wait_s() == 5.0
+        assert keys.revoke(info.key_id)
+        assert watch.refusal() is None  # not due yet
+        clock.now += 5.0
+        assert watch.wait_s() == 0.0
+        refused = watch.refusal()
+        assert refused is not None
+        assert (refused.status, refused.error_code) == (401, "unauthorized")
+        assert watch.wait_s() == 5.0
+    finally:
+        keys.close()
+    unwatched = KeyWatch(AuthConfig(None, TokenBuckets()), Caller("default", None))
+    assert unwatched.wait_s() == math.inf
+    assert unwatched.refusal() is None

@@ -15,6 +15,7 @@ authenticate such a request first, so a caller without a valid key learns nothin
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable, Final
@@ -112,10 +113,12 @@ class KeyWatch:
         self._key_id = caller.key_id
         self._interval_s = interval_s
         self._clock = clock
-        self._due = clock() + interval_s
+        # Without auth there is no key to check: never due.
+        watched = self._keys is not None and self._key_id is not None
+        self._due = clock() + interval_s if watched else math.inf
 
     def wait_s(self) -> float:
-        """Seconds until the next check is due (0 if it is)."""
+        """Seconds until the next check is due (0 if it is; infinite without a key)."""
         return max(0.0, self._due - self._clock())
 
     def refusal(self) -> ApiError | None:
