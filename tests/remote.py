@@ -59,6 +59,18 @@ class Server:
             keys.close()
         return key
 
+    def new_organization(self) -> tuple[str, str, str, str]:
+        """A new organization and a new tenant that is a member of it: a write key of each, and
+        their names, ``(organization key, member key, organization, member)``."""
+        organization, member = (f"t-{uuid.uuid4().hex[:16]}" for _ in range(2))
+        keys = KeyStore(self.data)
+        try:
+            writer, _ = keys.create(organization, "write")
+            key, _ = keys.create(member, "write", organization=organization)
+        finally:
+            keys.close()
+        return writer, key, organization, member
+
 
 def _free_port() -> int:
     with socket.socket() as probe:

@@ -129,16 +129,21 @@ def recall(page: Page, cue: str, strategy: str = "similarity", entity: str = "")
     page.fill("#entity", entity)
     before = searches(page)
     page.click("#search-button")
-    page.wait_for_function(
-        "before => Number(document.querySelector('#results').dataset.searches || 0) > before",
-        arg=before,
-    )
+    wait_for_search(page, before)
     return result_ids(page)
 
 
 def searches(page: Page) -> int:
     """How many searches the results list has shown."""
     return int(page.eval_on_selector("#results", "list => list.dataset.searches || '0'"))
+
+
+def wait_for_search(page: Page, before: int) -> None:
+    """Waits until the results list shows a search after the first ``before``."""
+    page.wait_for_function(
+        "before => Number(document.querySelector('#results').dataset.searches || 0) > before",
+        arg=before,
+    )
 
 
 def result_ids(page: Page) -> list[str]:
@@ -345,8 +350,11 @@ def test_revise_and_forget_ask_first(page: Page, site: Site) -> None:
     page.fill("#revise-text", "Globex renews in April")
     page.click("#revise")
     page.wait_for_selector("#confirm[open]")
+    before = searches(page)
     page.click("#confirm-yes")
     page.wait_for_selector("#lineage li >> nth=1")
+    wait_for_search(page, before)
+    assert page.inner_text("#status").startswith("revised: ")
     chain = page.locator("#lineage li").all_inner_texts()
     assert "revision · Globex renews in April" in chain[1]
     revision = page.eval_on_selector("#lineage li:nth-child(2)", "item => item.dataset.id")
@@ -362,8 +370,11 @@ def test_revise_and_forget_ask_first(page: Page, site: Site) -> None:
     page.wait_for_selector("#confirm:not([open])", state="attached")
     page.click("#forget")
     page.wait_for_selector("#confirm[open]")
+    before = searches(page)
     page.click("#confirm-yes")
-    page.wait_for_selector("#status:has-text('forgot 1 memory')")
+    # The results are searched again after the forget; that search must not replace its status.
+    wait_for_search(page, before)
+    assert page.inner_text("#status") == "forgot 1 memory"
     assert not page.is_visible("#memory")
     assert site.api("GET", f"/v1/memories/{revision}").status_code == 404
     page.wait_for_function(

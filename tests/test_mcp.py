@@ -239,3 +239,23 @@ async def test_http_keys_scopes_and_tenants(hebbs_server: Server) -> None:
         answer = httpx.post(hebbs_server.url + "/mcp", json=listing, headers=headers)
         assert answer.status_code == 401
         assert answer.json()["error_code"] == "unauthorized"
+
+
+async def test_http_recall_includes_the_organization(hebbs_server: Server) -> None:
+    policy = "company policy: every production deploy needs two reviewers"
+    writer, key, _, _ = hebbs_server.new_organization()
+    async with over_http(hebbs_server, writer) as client:
+        result(await client.call_tool("remember", {"content": policy}))
+    cue = {"cue": "who reviews a production deploy?", "include_organization": True}
+    async with over_http(hebbs_server, key) as client:
+        result(await client.call_tool("remember", {"content": "our team deploys on Fridays"}))
+        found = result(await client.call_tool("recall", cue))
+        shared = found["organization_memory"]["results"]
+        assert [item["memory"]["content"] for item in shared] == [policy]
+        assert policy not in [item["memory"]["content"] for item in found["results"]]
+        alone = result(await client.call_tool("recall", {"cue": cue["cue"]}))
+        assert alone["organization_memory"] is None
+    async with over_http(hebbs_server, hebbs_server.new_key("read")) as client:
+        refused = failure(await client.call_tool("recall", cue))
+        assert refused["field"] == "include_organization"
+        assert "member of no organization" in refused["message"]

@@ -49,13 +49,7 @@ def tenant() -> str:
 def member_key(server: Server, organization_texts: Sequence[str]) -> tuple[str, str, str]:
     """A key of a new tenant that is a member of a new organization remembering
     ``organization_texts``, the tenant's name and the organization's."""
-    member, organization = tenant(), tenant()
-    keys = KeyStore(server.data)
-    try:
-        writer, _ = keys.create(organization, "write")
-        key, _ = keys.create(member, "write", organization=organization)
-    finally:
-        keys.close()
+    writer, key, organization, member = server.new_organization()
     with HebbsClient(server.url, writer) as client:
         fill(client, organization_texts, "policy")
     return key, member, organization
@@ -132,6 +126,60 @@ def test_the_organization_session_records_nothing(tmp_path: Path, embedder: Embe
         member.recall("deploy reviewers", include_organization=True, session_id="chat-1")
     with Hebbs.open(tmp_path / "org", embedder=embedder) as organization:
         assert organization.get_chat_context("chat-1") == []
+
+
+def access(store: Store, ids: Sequence[object]) -> list[tuple[int, int]]:
+    """The access count and last access time of each of ``ids``, as ``store`` holds them."""
+    found = [store.get(id) for id in ids]  # type: ignore[arg-type]
+    return [(memory.access_count, memory.last_accessed_at) for memory in found]
+
+
+def test_a_members_recall_writes_nothing_to_the_organization(hebbs_server: Server) -> None:
+    key, _, organization = member_key(hebbs_server, POLICIES)
+    keys = KeyStore(hebbs_server.data)
+    try:
+        reader, _ = keys.create(organization, "read")
+    finally:
+        keys.close()
+    with (
+        HebbsClient(hebbs_server.url, reader) as owner,
+        HebbsClient(hebbs_server.url, key) as member,
+    ):
+        shared = [memory.id for memory in owner.list_memories().memories]
+        before = access(owner, shared)
+        own = [
+            memory.id
+            for memory in member.remember_many(
+                [{"content": text, "entity_id": "team"} for text in TEAM]
+            )
+        ]
+        for _ in range(3):
+            output = member.recall("deploy reviews", top_k=5, include_organization=True)
+            assert output.organization_memory is not None
+            answered = output.organization_memory.results
+            assert {result.memory.id for result in answered} == set(shared)
+            assert [(r.memory.access_count, r.memory.last_accessed_at) for r in answered] == [
+                before[shared.index(r.memory.id)] for r in answered
+            ]
+        assert access(owner, shared) == before
+        assert [count for count, _ in access(member, own)] == [3, 3]
+
+
+def test_an_embedded_member_writes_nothing_to_the_organization(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    with Hebbs.open(tmp_path / "org", embedder=embedder) as organization:
+        fill(organization, POLICIES, "policy")
+        shared = [memory.id for memory in organization.list_memories().memories]
+        before = access(organization, shared)
+    with Hebbs.open(tmp_path / "m", embedder=embedder, organization=tmp_path / "org") as member:
+        fill(member, TEAM, "team")
+        output = member.recall("deploy reviews", top_k=5, include_organization=True)
+        assert output.organization_memory is not None
+        assert len(output.organization_memory.results) == len(POLICIES)
+        assert all(result.memory.access_count == 1 for result in output.results)
+    with Hebbs.open(tmp_path / "org", embedder=embedder) as organization:
+        assert access(organization, shared) == before
 
 
 def test_membership_never_reaches_a_third_tenant(hebbs_server: Server) -> None:

@@ -552,4 +552,5 @@ def test_openapi_declares_the_stream_media_types(api: Api) -> None:
         "subscribed",
         "push",
         "end",
+        "error",
     ]

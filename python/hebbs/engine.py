@@ -489,7 +489,8 @@ class Hebbs:
 
     def _recall(self, request: RecallRequest, cue: Cue, *, member: bool) -> RecallOutput:
         """The native recall of a checked request with the ``cue`` of :meth:`_cue`; as an
-        organization's store (``member`` False) it records no chat context.
+        organization's store (``member`` False) it writes nothing: no chat context, no access
+        (a member's read never changes the organization's reinforcement or decay).
 
         Only the fields the request sets are passed (their defaults are the native call's, both
         read from the same constants), so a typical call converts four arguments, not 23."""
@@ -508,6 +509,7 @@ class Hebbs:
             arguments["cue_token_vectors"] = cue_tokens
         if not member:
             arguments.pop("session_id", None)
+            arguments["record_access"] = False
         return self._native.recall(vector, **arguments)
 
     def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:

@@ -50,7 +50,7 @@ function start(): void {
   });
   const changed = (): void => {
     void refreshHealth();
-    void search();
+    void search(true);
   };
   setUpSearch((id) => void openMemory(id));
   setUpMemory(changed, (id) => void openGraph(id));

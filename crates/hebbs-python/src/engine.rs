@@ -333,8 +333,9 @@ impl NativeEngine {
     }
 
     /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
-    /// needed by `similarity` and `analogical`, and by `causal` without a seed.
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false, rerank = None, rerank_top_n = hebbs_core::recall::DEFAULT_RERANK_TOP_N, cue_token_vectors = None, filter = None))]
+    /// needed by `similarity` and `analogical`, and by `causal` without a seed. With
+    /// `record_access` false it writes nothing (no access recorded, no chat context touched).
+    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false, rerank = None, rerank_top_n = hebbs_core::recall::DEFAULT_RERANK_TOP_N, cue_token_vectors = None, filter = None, record_access = true))]
     #[allow(clippy::too_many_arguments)]
     fn recall(
         &self,
@@ -363,6 +364,7 @@ impl NativeEngine {
         rerank_top_n: usize,
         cue_token_vectors: Option<PyReadonlyArray2<'_, f32>>,
         filter: Option<&Bound<'_, PyAny>>,
+        record_access: bool,
     ) -> PyResult<RecallOutput> {
         let filter = extract_filter(filter)?;
         let strategies = match strategies {
@@ -415,7 +417,13 @@ impl NativeEngine {
             filter,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
-        let output = engine_call(py, move || engine.recall(&request))?;
+        let output = engine_call(py, move || {
+            if record_access {
+                engine.recall(&request)
+            } else {
+                engine.recall_read_only(&request)
+            }
+        })?;
         RecallOutput::from_core(py, output)
     }
 

@@ -4,9 +4,13 @@ Every HTTP request to it is authenticated like a REST call (``Authorization: Bea
 a ``read`` key at least; 401/403/429 as JSON before MCP sees it), and each tool call runs on the
 store of the tenant of the key that sent *that* request, after checking the key's scope covers
 the tool (``write`` for remember, revise and forget): a session id never carries a tenant, so no
-key reaches another tenant's store through one. The transport is stateless (no MCP session
-kept between requests) and answers JSON. Without auth (loopback only) the SDK's DNS-rebinding
-protection is on, so a web page cannot reach the key-less store through a rebound name.
+key reaches another tenant's store through one. ``recall`` with ``include_organization`` also
+answers from the caller's organization, as REST's does (:mod:`hebbs.server.organization`). The
+transport is stateless (no MCP session kept between requests) and answers JSON; it opens no
+event stream (``GET`` is 405, as the specification allows), so a revoked or expired key ends its
+sessions at their next request. Without auth (loopback only) the server's loopback check
+(:mod:`hebbs.server.loopback`, in front of every route) refuses a foreign Host or Origin before
+the transport sees it, so a web page cannot reach the key-less store through a rebound name.
 """
 
 from __future__ import annotations
@@ -27,15 +31,18 @@ from hebbs.mcp.server import StoreSource, build_server
 from hebbs.mcp.tools import Tool
 from hebbs.server.auth import Caller, authenticate
 from hebbs.server.errors import ApiError, error_response, forbidden, unauthorized
+from hebbs.server.organization import CallerStore
 from hebbs.server.tenants import TenantStores
 
 #: Where ``hebbs serve`` mounts the transport.
 MCP_PATH: Final = "/mcp"
 #: The scope a key needs to reach the transport at all.
 CONNECT_SCOPE: Final = "read"
-#: Host and Origin headers a key-less (loopback) server accepts.
-LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
-LOOPBACK_ORIGINS: Final = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+#: Why ``GET`` (the specification's optional stream of server-initiated messages) is 405: a
+#: stateless server sends none, and a stream would outlive the check of its key.
+NO_STREAM: Final = "this server opens no MCP event stream: POST each JSON-RPC message"
+#: The methods the transport answers.
+ALLOW: Final = {"Allow": "POST, DELETE"}
 
 
 class McpEndpoint:
@@ -48,6 +55,8 @@ class McpEndpoint:
         request = Request(scope, receive)
         try:
             request.state.caller = authenticate(request, CONNECT_SCOPE)
+            if request.method == "GET":
+                raise ApiError(405, "method_not_allowed", NO_STREAM, headers=ALLOW)
         except ApiError as error:
             await error_response(error)(scope, receive, send)
             return
@@ -67,19 +76,16 @@ def tenant_source(tenants: TenantStores) -> StoreSource:
                 f"this API key's scope is {caller.scope}; {tool.name} needs {tool.scope}"
             )
         with tenants.lease(caller.tenant) as engine:
-            yield engine
+            yield CallerStore(tenants, caller, engine)
 
     return source
 
 
-def mount(app: FastAPI, tenants: TenantStores, *, auth: bool) -> StreamableHTTPSessionManager:
+def mount(app: FastAPI, tenants: TenantStores) -> StreamableHTTPSessionManager:
     """Adds the transport to ``app`` at :data:`MCP_PATH`; the returned manager's ``run()``
     must be entered for the app's lifetime (its lifespan does)."""
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=not auth,
-        allowed_hosts=list(LOOPBACK_HOSTS),
-        allowed_origins=list(LOOPBACK_ORIGINS),
-    )
+    # The app's loopback middleware checks Host and Origin for every route, this one included.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     manager = StreamableHTTPSessionManager(
         app=build_server(tenant_source(tenants)),
         json_response=True,

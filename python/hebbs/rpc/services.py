@@ -31,7 +31,7 @@ from hebbs.errors import HebbsError
 from hebbs.rpc import convert
 from hebbs.rpc import hebbs_pb2 as pb
 from hebbs.rpc.subscriptions import FeedSubscriptions
-from hebbs.server.auth import AuthConfig, Caller, authenticate_header
+from hebbs.server.auth import AuthConfig, Caller, KeyWatch, authenticate_header
 from hebbs.server.errors import BODY_FIELD, ApiError, from_engine
 from hebbs.server.tenants import TenantStores
 
@@ -153,14 +153,20 @@ def set_policy(ctx: Context, request: Any) -> Any:
 
 
 def subscribe(ctx: Context, request: Any) -> Iterator[Any]:
-    """The handshake, then the pushes, until the client goes or the subscription is closed."""
+    """The handshake, then the pushes, until the client goes or the subscription is closed;
+    ``UNAUTHENTICATED`` within :data:`~hebbs.server.auth.KEY_RECHECK_S` seconds of the key's
+    revocation or expiry."""
     with ctx.store("read", request) as engine:
         assert ctx.caller is not None
         tenant = ctx.caller.tenant
+        key = KeyWatch(ctx.state.auth, ctx.caller)
         subscription = ctx.state.subscriptions.open(tenant, engine, request)
         try:
             yield subscription.handshake()
             while ctx.grpc.is_active() and not subscription.closed.is_set():
+                refused = key.refusal()
+                if refused is not None:
+                    raise refused
                 push = subscription.next()
                 if push is not None:
                     yield push

@@ -5,7 +5,8 @@ operation is at once the embedded API's validation, the server's JSON codec and 
 document (``/openapi.json``, ``/docs``). Data layout: ``DATA_DIR/keys.sqlite3`` (the API keys,
 see :mod:`hebbs.server.keys`) and ``DATA_DIR/tenants/<tenant>/`` (one store per tenant, see
 :mod:`hebbs.server.tenants`). Middleware, outermost first: metrics, then the body size limit.
-The MCP streamable-HTTP transport is mounted at ``/mcp`` (:mod:`hebbs.mcp.http`).
+Without auth, the loopback ``Host`` check (:mod:`hebbs.server.loopback`) is outermost. The MCP
+streamable-HTTP transport is mounted at ``/mcp`` (:mod:`hebbs.mcp.http`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from hebbs.server.limits import (
     BodyLimit,
     TokenBuckets,
 )
+from hebbs.server.loopback import LoopbackOnly
 from hebbs.server.metrics import Metrics, MetricsMiddleware
 from hebbs.server.tenants import DEFAULT_MAX_OPEN_TENANTS, TenantStores
 
@@ -110,9 +112,11 @@ def create_app(
     app.include_router(transfer_routes.router)
     openapi.install(app)
     explorer.install(app)
-    mcp_manager = mount_mcp(app, tenants, auth=auth)
+    mcp_manager = mount_mcp(app, tenants)
     app.add_middleware(
         BodyLimit, limit=max_request_bytes, exempt=frozenset({transfer_routes.IMPORT_PATH})
     )
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    if not auth:
+        app.add_middleware(LoopbackOnly)
     return app

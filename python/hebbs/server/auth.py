@@ -3,9 +3,10 @@
 :func:`require` makes the FastAPI dependency of a scope: ``read`` for gets, recall, prime,
 listings, health and subscribe; ``write`` for remember, revise, forget and edges; ``admin``
 for the metrics. A missing, malformed, unknown, revoked or expired key is 401; a key whose
-scope is too weak is 403; a key over its rate is 429. The tenant comes from the key, never from
-the request. A server run without auth (loopback only) serves the tenant ``default`` to
-everyone, with every scope and no rate limit.
+scope is too weak is 403; a key over its rate is 429. A stream outlives its request, so its key
+is checked again while it is open (:class:`KeyWatch`, every :data:`KEY_RECHECK_S` seconds).
+The tenant comes from the key, never from the request. A server run without auth (loopback
+only) serves the tenant ``default`` to everyone, with every scope and no rate limit.
 
 FastAPI reads a JSON body before it runs the dependencies, so a malformed body would be
 answered 400 before the key is looked at; :func:`check_route_key` lets the error handlers
@@ -14,19 +15,23 @@ authenticate such a request first, so a caller without a valid key learns nothin
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
-from typing import Final
+from typing import Callable, Final
 
 from fastapi import Request
 
-from hebbs.server.errors import forbidden, rate_limited, unauthorized
-from hebbs.server.keys import SCOPES, KeyStore, includes
+from hebbs.server.errors import ApiError, forbidden, rate_limited, unauthorized
+from hebbs.server.keys import SCOPES, KeyInfo, KeyStore, includes
 from hebbs.server.limits import TokenBuckets
 from hebbs.server.tenants import DEFAULT_TENANT
 
 #: The scheme of the Authorization header.
 SCHEME: Final = "bearer"
+#: Seconds between two checks of the key of an open stream: a revoked or expired key ends its
+#: subscription streams (REST and gRPC) within this long.
+KEY_RECHECK_S: Final = 5.0
 
 
 @dataclass(frozen=True)
@@ -69,18 +74,59 @@ def authenticate_header(config: AuthConfig, header: str | None, scope: str) -> C
     if scheme.lower() != SCHEME or not key.strip():
         raise unauthorized("the Authorization header must be 'Bearer <key>'")
     info = config.keys.lookup(key.strip())
-    if info is None:
-        raise unauthorized("unknown API key")
-    if info.revoked_at is not None:
-        raise unauthorized("this API key was revoked")
-    if info.expired(time.time()):
-        raise unauthorized("this API key has expired")
+    refused = _refusal(info)
+    if refused is not None:
+        raise refused
+    assert info is not None
     if not info.grants(scope):
         raise forbidden(f"this API key's scope is {info.scope}; this call needs {scope}")
     wait = config.buckets.take(info.key_id)
     if wait:
         raise rate_limited(wait)
     return Caller(info.tenant, info.key_id, info.scope, info.organization)
+
+
+def _refusal(info: KeyInfo | None) -> ApiError | None:
+    """The 401 of a key whose record is ``info`` (None: no such key), or None if it is valid."""
+    if info is None:
+        return unauthorized("unknown API key")
+    if info.revoked_at is not None:
+        return unauthorized("this API key was revoked")
+    if info.expired(time.time()):
+        return unauthorized("this API key has expired")
+    return None
+
+
+class KeyWatch:
+    """The key of an open stream (REST's ``/v1/subscribe``, gRPC's ``Subscribe``), checked again
+    every :data:`KEY_RECHECK_S` seconds: :meth:`refusal` is the 401 that ends the stream once
+    the key is revoked, has expired or is gone. A check takes no rate-limit token."""
+
+    def __init__(
+        self,
+        config: AuthConfig,
+        caller: Caller,
+        interval_s: float = KEY_RECHECK_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._keys = config.keys
+        self._key_id = caller.key_id
+        self._interval_s = interval_s
+        self._clock = clock
+        # Without auth there is no key to check: never due.
+        watched = self._keys is not None and self._key_id is not None
+        self._due = clock() + interval_s if watched else math.inf
+
+    def wait_s(self) -> float:
+        """Seconds until the next check is due (0 if it is; infinite without a key)."""
+        return max(0.0, self._due - self._clock())
+
+    def refusal(self) -> ApiError | None:
+        """The 401 ending the stream if a check is due and the key fails it, else None."""
+        if self._keys is None or self._key_id is None or self._clock() < self._due:
+            return None
+        self._due = self._clock() + self._interval_s
+        return _refusal(self._keys.find(self._key_id))
 
 
 class Require:

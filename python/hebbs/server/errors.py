@@ -5,11 +5,11 @@
 (``invalid_input`` 400 with ``field``, ``unauthorized`` 401, ``forbidden`` 403, ``not_found``
 404, ``method_not_allowed`` 405, ``conflict`` 409 with ``field`` (a well-formed request the
 store's state refuses: revising a superseded memory, importing an id the store holds),
-``payload_too_large`` 413, ``rate_limited``
-429 with ``Retry-After``); ``not_ready`` (503) is a store that is closing; only the engine's own
-failures are 500 (``storage_error``, ``io_error``, ``corruption``, ``index_error``,
-``internal_error``). Malformed JSON, wrong types and unknown fields are ``invalid_input`` with the
-dotted field, never a 5xx.
+``payload_too_large`` 413, ``misdirected_request`` 421 (a foreign ``Host`` on a server without
+auth: :mod:`hebbs.server.loopback`), ``rate_limited`` 429 with ``Retry-After``);
+``not_ready`` (503) is a store that is closing; only the engine's own failures are 500
+(``storage_error``, ``io_error``, ``corruption``, ``index_error``, ``internal_error``). Malformed
+JSON, wrong types and unknown fields are ``invalid_input`` with the dotted field, never a 5xx.
 """
 
 from __future__ import annotations

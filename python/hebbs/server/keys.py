@@ -5,7 +5,8 @@ once, when created; the store keeps only its SHA-256, with a public ``key_id``, 
 belongs to, its scope (``read`` < ``write`` < ``admin``: each includes the ones before), when
 it was created, when it expires (optional) and when it was revoked. Keys are never logged.
 Lookups read the file each time, so a key revoked by ``hebbs keys revoke`` in another process
-is refused on the server's next request.
+is refused on the server's next request (and its open streams end within
+:data:`hebbs.server.auth.KEY_RECHECK_S`).
 
 The same file holds the organizations: a tenant may be a member of one organization, itself a
 tenant (``hebbs keys create --org ORG`` or ``hebbs keys join``). Membership lets the member's
@@ -147,6 +148,14 @@ class KeyStore:
         with self._lock:
             row = self._db.execute(
                 f"SELECT {_COLUMNS} FROM {_FROM} WHERE key_sha256 = ?", (digest(key),)
+            ).fetchone()
+        return None if row is None else KeyInfo(*row)
+
+    def find(self, key_id: str) -> KeyInfo | None:
+        """The record of the key ``key_id``, or None if there is no such key."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM {_FROM} WHERE key_id = ?", (key_id,)
             ).fetchone()
         return None if row is None else KeyInfo(*row)
 

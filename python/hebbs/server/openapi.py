@@ -83,12 +83,14 @@ _SUBSCRIPTION_ID: dict[str, Any] = {
     "additionalProperties": False,
 }
 #: The events of a subscription stream (``text/event-stream``; keep-alive comments are not
-#: events): ``subscribed`` first, then ``push`` (``id`` its sequence number), ``end`` last.
+#: events): ``subscribed`` first, then ``push`` (``id`` its sequence number), ``end`` last, or
+#: ``error`` last (the error body) when the key was revoked or expired while the stream was open.
 SUBSCRIBE_EVENT: Final = {
     "oneOf": [
         _event("subscribed", _SUBSCRIPTION_ID),
         _event("push", _ref(SubscribePushOut), with_id=True),
         _event("end", _SUBSCRIPTION_ID),
+        _event("error", _ref(ErrorOut)),
     ]
 }
 #: The models the document refers to without FastAPI knowing (it adds the others).

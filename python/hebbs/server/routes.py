@@ -12,6 +12,7 @@ their failures in the OpenAPI document (:mod:`hebbs.server.openapi`); the probes
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Final, Optional
@@ -67,11 +68,11 @@ from hebbs.api.responses import (
     encode_subscribe_push,
     encode_tombstone,
 )
-from hebbs.engine import Hebbs, recall_with
+from hebbs.engine import Hebbs
 from hebbs.errors import NotFoundError
 from hebbs.jsonwire import dumps, loads
-from hebbs.server.auth import Caller, require
-from hebbs.server.errors import not_ready
+from hebbs.server.auth import Caller, KeyWatch, require
+from hebbs.server.errors import error_body, not_ready
 from hebbs.server.json_route import JsonRoute, json_response
 from hebbs.server.metrics import CONTENT_TYPE
 from hebbs.server.openapi import (
@@ -83,6 +84,7 @@ from hebbs.server.openapi import (
     SUBSCRIBE_EVENT,
     stream,
 )
+from hebbs.server.organization import caller_recall
 from hebbs.subscription import AsyncSubscription
 
 #: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
@@ -178,24 +180,10 @@ def get_many(body: GetManyRequest, request: Request, caller: Caller = READ) -> R
         return _json(encode_optional_memories(engine.get_many(**_given(body))))
 
 
-@contextmanager
-def _organization(request: Request, caller: Caller, wanted: bool) -> Iterator[Optional[Hebbs]]:
-    """The store of the caller's organization when ``wanted`` (a 400 naming
-    ``include_organization`` if the caller's tenant is a member of none), else None."""
-    if not wanted:
-        yield None
-        return
-    if caller.organization is None:
-        reason = f"tenant {caller.tenant!r} is a member of no organization (hebbs keys join)"
-        raise invalid("include_organization", reason)
-    with request.app.state.tenants.lease(caller.organization) as engine:
-        yield engine
-
-
 def _recall(body: RecallRequest, request: Request, caller: Caller) -> Response:
-    wanted = body.include_organization
-    with _store(request, caller) as engine, _organization(request, caller, wanted) as org:
-        return _json(encode_recall_output(recall_with(engine, org, body)))
+    tenants = request.app.state.tenants
+    with _store(request, caller) as engine:
+        return _json(encode_recall_output(caller_recall(tenants, caller, engine, body)))
 
 
 @router.post("/memories/recall", response_model=RecallOutputOut, tags=["recall"])
@@ -471,8 +459,10 @@ async def subscribe(
     """A standing query as server-sent events: first ``event: subscribed`` with
     ``{"subscription_id": N}``, then one ``event: push`` (``id:`` its sequence number, data the
     SubscribePush) per new matching memory, a ``: keepalive`` comment every
-    :data:`SSE_KEEPALIVE_S` seconds without one, and ``event: end`` if the store closes. The
-    native subscription is closed when the client disconnects."""
+    :data:`SSE_KEEPALIVE_S` seconds without one, and ``event: end`` if the store closes. Once the
+    key is revoked or expires the stream ends with ``event: error`` (the 401's error body)
+    within :data:`~hebbs.server.auth.KEY_RECHECK_S` seconds. The native subscription is closed
+    when the client disconnects."""
     stack = ExitStack()
     try:
         engine = stack.enter_context(_store(request, caller))
@@ -488,19 +478,29 @@ async def subscribe(
             pass
         subscription.sync.close()
 
+    key = KeyWatch(request.app.state.auth, caller)
+
     async def events() -> AsyncIterator[bytes]:
         watcher = asyncio.ensure_future(watch_disconnect())
         try:
             yield _event("subscribed", {"subscription_id": subscription.id})
+            keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
             while True:
-                push = await subscription.next(timeout=SSE_KEEPALIVE_S)
+                refused = key.refusal()
+                if refused is not None:
+                    yield _event("error", error_body(refused.error_code, refused.message))
+                    return
+                wait = min(keepalive_at - time.monotonic(), key.wait_s())
+                push = await subscription.next(timeout=max(wait, 0.0))
                 if push is not None:
                     yield _event("push", encode_subscribe_push(push), push.sequence_number)
+                    keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
                 elif subscription.closed:
                     yield _event("end", {"subscription_id": subscription.id})
                     return
-                else:
+                elif time.monotonic() >= keepalive_at:
                     yield b": keepalive\n\n"
+                    keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
         finally:
             # Synchronous on purpose: a cancelled stream may not await.
             watcher.cancel()

@@ -2,12 +2,12 @@
 :class:`BackgroundServer` (a server in a thread on a free port, for tests and embedding).
 
 ``--no-auth`` is refused unless the host is a loopback address: an unauthenticated store must
-not be reachable from the network. TLS: pass a certificate and its key; uvicorn serves HTTPS.
+not be reachable from the network (and its app answers loopback ``Host`` names only:
+:mod:`hebbs.server.loopback`). TLS: pass a certificate and its key; uvicorn serves HTTPS.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import threading
 import time
@@ -19,22 +19,13 @@ import uvicorn
 from hebbs.engine import EmbedderLike
 from hebbs.server.app import create_app
 from hebbs.server.http_protocol import HebbsHttpProtocol
+from hebbs.server.loopback import is_loopback
 from hebbs.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
 #: Seconds open connections (subscription streams) get to finish on shutdown.
 SHUTDOWN_GRACE_S: Final = 5
 #: Seconds :class:`BackgroundServer` waits for the server to start.
 START_TIMEOUT_S: Final = 30.0
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_no_auth(host: str, auth: bool) -> None:

@@ -453,6 +453,48 @@ impl Engine {
     /// Runs a recall and records one access of every returned memory: in memory at once (what
     /// `get` and the next recall read), in RocksDB within [`ACCESS_FLUSH_INTERVAL`] or at close.
     pub fn recall(&self, request: &RecallRequest) -> Result<RecallOutput> {
+        let (output, now) = self.execute_recall(request)?;
+        if output.results.is_empty() {
+            return Ok(output);
+        }
+        if let Some(session) = &request.session_id {
+            let mut batch = self.store.batch();
+            for result in &output.results {
+                batch.touch_session(session, now, &result.memory.id);
+            }
+            self.store.commit(batch, false)?;
+        }
+        let flush_due = self
+            .store
+            .record_accesses(output.results.iter().map(|result| &result.memory.id), now);
+        if flush_due {
+            self.access_flusher.wake();
+        }
+        Ok(output)
+    }
+
+    /// Runs a recall that writes nothing: no access is recorded and `session_id` touches no
+    /// chat context, so the results carry the access statistics as stored (what a reader of
+    /// another tenant's store runs: an organization's memory recalled by a member).
+    pub fn recall_read_only(&self, request: &RecallRequest) -> Result<RecallOutput> {
+        let (mut output, now) = self.execute_recall(request)?;
+        let ids: Vec<MemoryId> = output
+            .results
+            .iter()
+            .map(|result| result.memory.id)
+            .collect();
+        let stats = self.store.access_stats(&ids)?;
+        for (result, stats) in output.results.iter_mut().zip(stats) {
+            result
+                .memory
+                .set_access(stats.count, stats.last_access_us, now);
+        }
+        Ok(output)
+    }
+
+    /// The checked request's results, as a recall that records its accesses shows them, and
+    /// the time it ran at.
+    fn execute_recall(&self, request: &RecallRequest) -> Result<(RecallOutput, u64)> {
         self.check_open()?;
         request.validate()?;
         if let Some(session) = &request.session_id {
@@ -477,24 +519,7 @@ impl Engine {
             now_us: now,
             filter,
         };
-        let output = execute(&context)?;
-        if output.results.is_empty() {
-            return Ok(output);
-        }
-        if let Some(session) = &request.session_id {
-            let mut batch = self.store.batch();
-            for result in &output.results {
-                batch.touch_session(session, now, &result.memory.id);
-            }
-            self.store.commit(batch, false)?;
-        }
-        let flush_due = self
-            .store
-            .record_accesses(output.results.iter().map(|result| &result.memory.id), now);
-        if flush_due {
-            self.access_flusher.wake();
-        }
-        Ok(output)
+        Ok((execute(&context)?, now))
     }
 
     /// Primes an agent's context for one entity: its recent memories blended with its memories

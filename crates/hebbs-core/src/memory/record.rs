@@ -102,6 +102,18 @@ impl Memory {
             embedding,
         }
     }
+
+    /// Replaces the access statistics (and so the decay score, computed at `now_us`).
+    pub fn set_access(&mut self, access_count: u64, last_access_us: u64, now_us: u64) {
+        self.last_accessed_at = last_access_us.max(self.created_at);
+        self.access_count = access_count;
+        self.decay_score = crate::recall::decay_score(
+            self.importance,
+            self.last_accessed_at,
+            access_count,
+            now_us,
+        );
+    }
 }
 
 /// The persisted part of a memory (the `memories` column family value).

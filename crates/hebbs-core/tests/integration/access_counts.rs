@@ -443,3 +443,53 @@ fn scoring_cache_stays_true_under_concurrent_revise_and_forget() {
         assert_eq!(engine.get(id, false).unwrap().access_count, want, "{id}");
     }
 }
+
+#[test]
+fn a_read_only_recall_records_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(5);
+    let now = hebbs_core::engine::now_us();
+    let ids: Vec<MemoryId> = (0..8u64)
+        .map(|i| {
+            let memory = input(&format!("m{i}"), rng.vector(DIM), None, Some(now - HOUR_US));
+            engine.remember(memory).unwrap().id
+        })
+        .collect();
+    let cue = rng.vector(DIM);
+    let recorded = engine
+        .recall(&RecallRequest {
+            top_k: 3,
+            ..RecallRequest::similarity(cue.clone())
+        })
+        .unwrap();
+    let before: Vec<_> = ids
+        .iter()
+        .map(|id| engine.get(id, false).unwrap())
+        .collect();
+    let request = RecallRequest {
+        top_k: 8,
+        session_id: Some("chat".into()),
+        ..RecallRequest::similarity(cue)
+    };
+    let output = engine.recall_read_only(&request).unwrap();
+    assert_eq!(output.results.len(), 8);
+    for result in &output.results {
+        let stored = engine.get(&result.memory.id, false).unwrap();
+        assert_eq!(result.memory.access_count, stored.access_count);
+        assert_eq!(result.memory.last_accessed_at, stored.last_accessed_at);
+    }
+    let after: Vec<_> = ids
+        .iter()
+        .map(|id| engine.get(id, false).unwrap())
+        .collect();
+    for (old, new) in before.iter().zip(&after) {
+        assert_eq!(old.access_count, new.access_count, "{}", old.id);
+        assert_eq!(old.last_accessed_at, new.last_accessed_at, "{}", old.id);
+    }
+    assert_eq!(
+        after.iter().map(|m| m.access_count).sum::<u64>(),
+        recorded.results.len() as u64
+    );
+    assert!(engine.chat_context("chat", 10).unwrap().is_empty());
+}

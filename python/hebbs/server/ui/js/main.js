@@ -47,7 +47,7 @@ function start() {
     });
     const changed = () => {
         void refreshHealth();
-        void search();
+        void search(true);
     };
     setUpSearch((id) => void openMemory(id));
     setUpMemory(changed, (id) => void openGraph(id));

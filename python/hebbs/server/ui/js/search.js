@@ -63,8 +63,10 @@ export function weights() {
         w_reinforcement: value('reinforcement'),
     };
 }
-/** Runs the search the panel describes and shows its results. */
-export async function search() {
+/** Runs the search the panel describes and shows its results. The status line then says how
+ * many, unless `keepStatus`: a refresh after a revise or forget leaves that action's status
+ * (only a failure replaces it), whichever finishes first. */
+export async function search(keepStatus = false) {
     const cue = byId('cue').value.trim();
     const strategy = byId('strategy').value;
     const entity = byId('entity').value.trim();
@@ -97,7 +99,12 @@ export async function search() {
         render(output.results, weights());
         byId('results').dataset['searches'] = String(mine);
         const errors = output.strategy_errors.map((error) => `${error.strategy}: ${error.message}`);
-        status(errors.length > 0 ? errors.join('; ') : `${output.results.length} results`, errors.length > 0);
+        if (errors.length > 0) {
+            status(errors.join('; '), true);
+        }
+        else if (!keepStatus) {
+            status(`${output.results.length} results`);
+        }
     }
     catch (error) {
         if (mine === searches) {

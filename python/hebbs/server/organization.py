@@ -1,0 +1,68 @@
+"""A caller's recall on the server with its organization's memory: what REST's recall routes
+and the MCP ``recall`` tool share.
+
+The organization is the one the caller's key store row names (read on every request, so a
+``keys leave`` takes effect at once); its store is leased for the call beside the member's and
+recalled read-only (:func:`hebbs.engine.recall_with`): a member's read never writes to the
+organization's store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Optional
+
+from hebbs._convert import invalid
+from hebbs.api import RecallRequest
+from hebbs.api.requests import parse
+from hebbs.engine import Hebbs, recall_with
+from hebbs.server.auth import Caller
+from hebbs.server.tenants import TenantStores
+from hebbs.types import RecallOutput
+
+#: The request field that asks for the organization's memory.
+INCLUDE_ORGANIZATION = "include_organization"
+
+
+@contextmanager
+def organization_store(
+    tenants: TenantStores, caller: Caller, wanted: bool
+) -> Iterator[Optional[Hebbs]]:
+    """The store of the caller's organization when ``wanted`` (a 400 naming
+    ``include_organization`` if the caller's tenant is a member of none), else None."""
+    if not wanted:
+        yield None
+        return
+    if caller.organization is None:
+        reason = f"tenant {caller.tenant!r} is a member of no organization (hebbs keys join)"
+        raise invalid(INCLUDE_ORGANIZATION, reason)
+    with tenants.lease(caller.organization) as engine:
+        yield engine
+
+
+def caller_recall(
+    tenants: TenantStores, caller: Caller, engine: Hebbs, request: RecallRequest
+) -> RecallOutput:
+    """The recall of ``request`` on the caller's store ``engine``, and on its organization's
+    when the request includes it."""
+    with organization_store(tenants, caller, request.include_organization) as organization:
+        return recall_with(engine, organization, request)
+
+
+class CallerStore:
+    """The caller's store as an MCP tool sees it: every method of the tenant's store, but
+    ``recall`` also answers from the caller's organization when asked, as REST's does (the
+    store itself was opened without one)."""
+
+    def __init__(self, tenants: TenantStores, caller: Caller, engine: Hebbs) -> None:
+        self._tenants = tenants
+        self._caller = caller
+        self._engine = engine
+
+    def recall(self, **arguments: Any) -> RecallOutput:
+        request = parse(RecallRequest, arguments)
+        return caller_recall(self._tenants, self._caller, self._engine, request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
