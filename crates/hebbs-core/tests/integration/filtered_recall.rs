@@ -384,3 +384,35 @@ fn a_write_between_two_filtered_recalls_is_seen_by_the_second() {
         .unwrap();
     assert_eq!(ids(&engine, &similarity(cue, &pager, 10)), before);
 }
+
+#[test]
+fn a_selective_filter_the_index_cannot_plan_is_answered_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(21);
+    let memories = fill(&engine, &mut rng, 8000, 400);
+    // The pager memories, named as "a channel, but none of the usual three": `$exists` finds
+    // three quarters of the store, `$not` cannot be looked up, and a walk with ef 10 gives up
+    // long before it finds 10 of them.
+    let rare = Filter::parse(
+        &json!({"$and": [
+            {"context.channel": {"$exists": true}},
+            {"$not": {"context.channel": {"$in": ["email", "chat", "sms"]}}},
+        ]}),
+        "filter",
+    )
+    .unwrap();
+    let chosen = memories.iter().filter(|(m, _)| selects(&rare, m)).count();
+    assert!(chosen > 10 && chosen < 100, "{chosen}");
+    for _ in 0..10 {
+        let cue = normalized(rng.vector(DIM));
+        let request = RecallRequest {
+            ef_search: Some(10),
+            ..similarity(cue.clone(), &rare, 10)
+        };
+        assert_eq!(
+            ids(&engine, &request),
+            brute_force(&memories, &rare, &cue, 10)
+        );
+    }
+}

@@ -168,8 +168,10 @@ impl<S: Simd> Snapshot<'_, S> {
     }
 
     /// Best-first search of `level` from `start` for the `ef` nodes nearest `query` that
-    /// `accept` lets through (all nodes are explored); a max-heap of the results.
+    /// `accept` lets through (all nodes are explored), expanding at most `budget` nodes; a
+    /// max-heap of the results, and whether the budget stopped the search.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn search_layer(
         &self,
         query: &[f32],
@@ -177,8 +179,9 @@ impl<S: Simd> Snapshot<'_, S> {
         ef: usize,
         level: u8,
         accept: &impl Fn(usize) -> bool,
+        budget: usize,
         scratch: &mut Scratch,
-    ) -> BinaryHeap<Hit> {
+    ) -> (BinaryHeap<Hit>, bool) {
         let Scratch {
             visited,
             neighbours,
@@ -194,10 +197,15 @@ impl<S: Simd> Snapshot<'_, S> {
         if results.len() >= ef {
             bound = start.distance;
         }
+        let mut expanded = 0usize;
         while let Some(Reverse(candidate)) = candidates.pop() {
             if candidate.distance > bound {
                 break;
             }
+            if expanded == budget {
+                return (results, true);
+            }
+            expanded += 1;
             self.neighbours(candidate.slot, level, neighbours);
             if let Some(Reverse(next)) = candidates.peek() {
                 self.links.prefetch(next.slot);
@@ -235,7 +243,7 @@ impl<S: Simd> Snapshot<'_, S> {
                 }
             }
         }
-        results
+        (results, false)
     }
 }
 
@@ -367,12 +375,13 @@ impl HnswGraph {
             }
             for layer in (0..=level.min(top)).rev() {
                 scratch.visited.begin(snapshot.vectors.slot_bound());
-                let found = snapshot.search_layer(
+                let (found, _) = snapshot.search_layer(
                     &query,
                     current,
                     self.ef_construction,
                     layer,
                     &|_| true,
+                    usize::MAX,
                     scratch,
                 );
                 let mut candidates = found.into_sorted_vec();
@@ -538,6 +547,7 @@ impl HnswGraph {
 
     /// The `k` nodes nearest normalised `query` that `accept` lets through, as
     /// `(slot, cosine distance)` nearest first, exploring `ef` candidates (at least `k`).
+    #[cfg(test)]
     pub fn search(
         &self,
         query: &[f32],
@@ -545,6 +555,20 @@ impl HnswGraph {
         ef: usize,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<(usize, f32)> {
+        self.search_budgeted(query, k, ef, accept, usize::MAX).0
+    }
+
+    /// [`HnswGraph::search`] expanding at most `budget` nodes of the bottom layer, and whether
+    /// the budget stopped it (then the hits are the nearest of what it saw, possibly fewer
+    /// than `k`): a filter that lets few nodes through cannot make it walk the whole graph.
+    pub fn search_budgeted(
+        &self,
+        query: &[f32],
+        k: usize,
+        ef: usize,
+        accept: impl Fn(usize) -> bool,
+        budget: usize,
+    ) -> (Vec<(usize, f32)>, bool) {
         SCRATCH.with(|scratch| {
             let scratch = &mut *scratch.borrow_mut();
             Arch::new().dispatch(Search {
@@ -553,12 +577,14 @@ impl HnswGraph {
                 k,
                 ef,
                 accept,
+                budget,
                 scratch,
             })
         })
     }
 
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn search_in<S: Simd>(
         &self,
         simd: S,
@@ -566,14 +592,15 @@ impl HnswGraph {
         k: usize,
         ef: usize,
         accept: impl Fn(usize) -> bool,
+        budget: usize,
         scratch: &mut Scratch,
-    ) -> Vec<(usize, f32)> {
+    ) -> (Vec<(usize, f32)>, bool) {
         let Some((entry, top)) = self.entry() else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
         let snapshot = self.snapshot(simd);
         let Some(distance) = snapshot.distance(query, entry) else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
         let ef = ef.max(k).max(1);
         let mut current = Hit {
@@ -584,12 +611,15 @@ impl HnswGraph {
             current = snapshot.greedy(query, current, layer, &mut scratch.neighbours);
         }
         scratch.visited.begin(snapshot.vectors.slot_bound());
-        let found = snapshot.search_layer(query, current, ef, 0, &accept, scratch);
+        let (found, stopped) =
+            snapshot.search_layer(query, current, ef, 0, &accept, budget, scratch);
         let mut hits = found.into_sorted_vec();
         hits.truncate(k);
-        hits.into_iter()
+        let hits = hits
+            .into_iter()
             .map(|hit| (hit.slot as usize, hit.distance.max(0.0)))
-            .collect()
+            .collect();
+        (hits, stopped)
     }
 }
 
@@ -616,16 +646,24 @@ struct Search<'g, 'q, 's, F> {
     k: usize,
     ef: usize,
     accept: F,
+    budget: usize,
     scratch: &'s mut Scratch,
 }
 
 impl<F: Fn(usize) -> bool> WithSimd for Search<'_, '_, '_, F> {
-    type Output = Vec<(usize, f32)>;
+    type Output = (Vec<(usize, f32)>, bool);
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
-        self.graph
-            .search_in(simd, self.query, self.k, self.ef, self.accept, self.scratch)
+        self.graph.search_in(
+            simd,
+            self.query,
+            self.k,
+            self.ef,
+            self.accept,
+            self.budget,
+            self.scratch,
+        )
     }
 }
 

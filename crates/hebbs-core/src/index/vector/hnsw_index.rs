@@ -211,11 +211,21 @@ impl VectorIndex {
         ef_search: Option<usize>,
         entity: Option<&str>,
     ) -> Vec<Neighbor> {
-        self.search_where(query, k, ef_search, entity, None::<fn(&MemoryId) -> bool>)
+        self.search_where(
+            query,
+            k,
+            ef_search,
+            entity,
+            None::<fn(&MemoryId) -> bool>,
+            usize::MAX,
+        )
+        .0
     }
 
     /// [`VectorIndex::search`] among the memories `keep` lets through (when given): the graph
     /// is walked through every node, and only those are returned (hnswlib's filter functor).
+    /// The walk expands at most `budget` nodes; the flag says whether that stopped it (see
+    /// `HnswGraph::search_budgeted`).
     pub fn search_where(
         &self,
         query: &[f32],
@@ -223,13 +233,14 @@ impl VectorIndex {
         ef_search: Option<usize>,
         entity: Option<&str>,
         keep: Option<impl Fn(&MemoryId) -> bool>,
-    ) -> Vec<Neighbor> {
+        budget: usize,
+    ) -> (Vec<Neighbor>, bool) {
         let ef = ef_search.unwrap_or(self.params.ef_search).max(k);
         let slots = self.slots.read();
         let entity_index = match entity {
             Some(name) => match slots.entity(name) {
                 Some(index) => Some(index),
-                None => return Vec::new(),
+                None => return (Vec::new(), false),
             },
             None => None,
         };
@@ -249,18 +260,20 @@ impl VectorIndex {
             self.pending
                 .scan(&self.graph.vectors().view(), query, accept)
         };
-        let mut hits = if filtered {
-            self.graph.search(query, k, ef, accept)
+        let (mut hits, stopped) = if filtered {
+            self.graph.search_budgeted(query, k, ef, accept, budget)
         } else {
-            self.graph.search(query, k, ef, |_| true)
+            self.graph.search_budgeted(query, k, ef, |_| true, budget)
         };
         if !waiting.is_empty() {
             hits.extend(waiting);
             sort_dedup_truncate(&mut hits, k);
         }
-        hits.into_iter()
+        let hits = hits
+            .into_iter()
             .filter_map(|(slot, distance)| slots.live_id(slot).map(|id| Neighbor { id, distance }))
-            .collect()
+            .collect();
+        (hits, stopped)
     }
 
     /// The `k` of `ids` nearest normalised `query`, nearest first, by an exact scan of their
