@@ -12,14 +12,12 @@
 //! The sets are supersets (an array holds many values; numbers are indexed as f64): every
 //! memory a read returns is checked against the whole filter by a [`Matcher`].
 
-use std::collections::HashSet;
-
 use parking_lot::Mutex;
 
 use super::op::Op;
 use super::{Field, Filter, FilterView};
 use crate::error::{HebbsError, Result};
-use crate::memory::{IdMap, MemoryId, StoredMemory};
+use crate::memory::{IdMap, IdSet, MemoryId, StoredMemory};
 use crate::store::{IndexedField, IndexedPath, Store, ValueLookup};
 
 /// Most memories a filter may select to count as selective: a vector search then scores them
@@ -51,10 +49,10 @@ impl FilterPlan {
 
 /// The memories an indexable filter selects (a superset), None when it is not indexable or
 /// selects more than `limit`.
-fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<HashSet<MemoryId>>> {
+fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdSet>> {
     match filter {
         Filter::And(parts) => {
-            let mut best: Option<HashSet<MemoryId>> = None;
+            let mut best: Option<IdSet> = None;
             for part in parts {
                 if let Some(set) = candidates(store, part, limit)? {
                     best = Some(match best {
@@ -66,7 +64,7 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<Has
             Ok(best)
         }
         Filter::Or(parts) => {
-            let mut union = HashSet::new();
+            let mut union = IdSet::default();
             for part in parts {
                 let Some(set) = candidates(store, part, limit)? else {
                     return Ok(None);

@@ -9,6 +9,8 @@ use crate::error::{HebbsError, Result};
 /// `foldhash` is enough; the standard SipHash costs several times more on the recall path,
 /// which looks ids up in these maps for every candidate.
 pub type IdMap<V> = std::collections::HashMap<MemoryId, V, foldhash::fast::RandomState>;
+/// A set of memory ids with the same fast hasher as [`IdMap`].
+pub type IdSet = std::collections::HashSet<MemoryId, foldhash::fast::RandomState>;
 
 /// A 16-byte memory identifier (UUIDv7).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,7 +11,7 @@ mod token_vectors;
 mod tombstone;
 
 pub use edge::{Edge, EdgeType, DEFAULT_EDGE_CONFIDENCE};
-pub use id::{IdMap, MemoryId};
+pub use id::{IdMap, IdSet, MemoryId};
 pub use kind::MemoryKind;
 pub use limits::{
     MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES,

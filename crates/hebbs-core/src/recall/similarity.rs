@@ -19,11 +19,10 @@ use crate::store::Store;
 /// Entities with at most this many memories are scanned exactly instead of searched.
 pub const EXACT_SCAN_MAX_ENTITY_SIZE: usize = 2048;
 /// Nodes a filtered graph walk may expand per candidate it looks for (`max(ef, pool)`): a
-/// filter the index cannot plan that lets too few nodes through is then answered by a scan of
-/// the records instead of a walk of the whole graph.
+/// filter the index cannot plan that lets too few nodes through is then answered by a brute
+/// force instead of a walk of the whole graph (every vector scored in memory, the filter
+/// checked nearest first until the pool is full).
 pub const FILTER_WALK_EXPANSIONS_PER_EF: usize = 64;
-/// Records a scan checks against a filter at a time.
-const SCAN_BATCH: usize = 1024;
 
 pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Vec<Candidate>> {
     let Some(query) = context.cue.as_deref() else {
@@ -103,8 +102,7 @@ pub(super) fn nearest(
                 );
                 filter.matcher.finish()?;
                 if stopped && hits.len() < pool {
-                    let ids = scan_selected(context, filter, entity)?;
-                    index.exact(query, &ids, ids.len())
+                    index.exact_all(query, entity)
                 } else {
                     hits
                 }
@@ -113,37 +111,6 @@ pub(super) fn nearest(
         },
     };
     keep_selected(filter, hits, pool)
-}
-
-/// Every memory `filter` selects (within `entity` when given), by a scan of all the records:
-/// what a filter the index cannot plan needs when the graph walk gives up on it.
-fn scan_selected(
-    context: &RecallContext<'_>,
-    filter: &RecallFilter<'_>,
-    entity: Option<&str>,
-) -> Result<Vec<MemoryId>> {
-    let mut selected = Vec::new();
-    let mut batch: Vec<MemoryId> = Vec::with_capacity(SCAN_BATCH);
-    let mut records = context.store.scan_records();
-    loop {
-        batch.clear();
-        for item in records.by_ref().take(SCAN_BATCH) {
-            let (id, record) = item?;
-            if entity.is_none_or(|entity| record.entity_id.as_deref() == Some(entity)) {
-                batch.push(id);
-            }
-        }
-        if batch.is_empty() {
-            return Ok(selected);
-        }
-        let matching = filter.matcher.matching(&batch)?;
-        selected.extend(
-            batch
-                .iter()
-                .zip(matching)
-                .filter_map(|(id, matching)| matching.then_some(*id)),
-        );
-    }
 }
 
 /// The first `pool` of `hits` (nearest first) that `filter` selects, checked a batch at a

@@ -297,6 +297,33 @@ impl VectorIndex {
         hits
     }
 
+    /// Every live memory with its distance to normalised `query`, nearest first (only
+    /// `entity`'s when given): the brute force a filter falls back on.
+    pub fn exact_all(&self, query: &[f32], entity: Option<&str>) -> Vec<Neighbor> {
+        let slots = self.slots.read();
+        let entity_index = match entity {
+            Some(name) => match slots.entity(name) {
+                Some(index) => Some(index),
+                None => return Vec::new(),
+            },
+            None => None,
+        };
+        let vectors = self.graph.vectors().view();
+        let mut hits: Vec<Neighbor> = (0..slots.len())
+            .filter(|slot| slots.accepts(*slot, entity_index))
+            .filter_map(|slot| {
+                let id = slots.live_id(slot)?;
+                let vector = vectors.get(u32::try_from(slot).ok()?)?;
+                Some(Neighbor {
+                    id,
+                    distance: (1.0 - super::dot(query, vector)).max(0.0),
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+        hits
+    }
+
     /// Slots handed out, tombstoned ones included (what the graph holds).
     pub fn slot_count(&self) -> usize {
         self.slots.read().len()
