@@ -76,9 +76,12 @@ class Run:
         )
 
     def equal_recall(self, label: str, system: str) -> Point | None:
-        """The fastest of ``system``'s settings under ``label`` reaching the target recall."""
-        reaching = [p for p in self.points[label] if p.system == system and p.recall >= self.target]
-        return min(reaching, key=lambda p: p.p50, default=None)
+        """``system``'s first setting (the lowest ef) under ``label`` reaching the target
+        recall."""
+        return next(
+            (p for p in self.points[label] if p.system == system and p.recall >= self.target),
+            None,
+        )
 
     def best_recall(self, label: str, system: str) -> float:
         return max((p.recall for p in self.points[label] if p.system == system), default=0.0)
@@ -123,7 +126,7 @@ def every_point(run: Run) -> str:
 
 
 def cell(run: Run, label: str, system: str) -> list[str]:
-    """Setting and p50 of ``system``'s fastest setting at the target recall, or its best."""
+    """Setting and p50 of ``system``'s lowest ef at the target recall, or its best recall."""
     found = run.equal_recall(label, system)
     if found is None:
         return [f"not reached (best {run.best_recall(label, system):.3f})", ""]
@@ -221,7 +224,7 @@ Chroma), {run.machine}; {notes}; {run.seconds / 60:.1f} min in all.
 
 {every_point(run)}
 
-At recall@10 >= {run.target} (each system's fastest setting reaching it):
+At recall@10 >= {run.target} (each system's lowest ef reaching it):
 
 {at_equal_recall(run)}
 
@@ -253,7 +256,7 @@ unfiltered p50 at its first setting in this run.
 
 {every_point(run)}
 
-At recall@10 >= {run.target}, each system's fastest setting reaching it:
+At recall@10 >= {run.target}, each system's lowest ef reaching it:
 
 {at_equal_recall(run)}
 
@@ -278,7 +281,7 @@ def write_section(page: Path, block: str) -> None:
 
 
 def plot(run: Run, path: Path) -> None:
-    """p50 against selectivity for each system (its fastest setting at the target recall, else
+    """p50 against selectivity for each system (its lowest ef at the target recall, else
     its best-recall one; equality solid, range dashed), hebbs's unfiltered p50 as a line."""
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for system in run.systems():
