@@ -1,9 +1,9 @@
 """The tables, the goals of issue 30 and the plot of ``benches/filter_bench.py``'s figures, and
 its section of docs/benchmarks.md.
 
-The section lives at the end of the page, from :data:`SECTION_START` on (``benches/report.py``
-keeps it when it rewrites the page); the run rewrites what lies between :data:`BLOCK_START` and
-:data:`BLOCK_END` and leaves the notes after them alone."""
+The section lives at the end of the page, from ``bench_report.render.KEPT_SECTIONS`` on
+(``benches/report.py`` keeps it when it rewrites the page); a run rewrites what lies between
+:data:`BLOCK_START` and :data:`BLOCK_END` and leaves the notes after them alone."""
 
 from __future__ import annotations
 
@@ -16,10 +16,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from bench_report.render import COLOURS, DPI, KEPT_SECTIONS, table
 from filter_bench_data import Case, percent
 
-#: Where the section starts: everything from here to the end of the page is the section's.
-SECTION_START = "<!-- filtered-recall -->"
 BLOCK_START = "<!-- filter_bench: generated, start -->"
 BLOCK_END = "<!-- filter_bench: generated, end -->"
 #: Each system's first setting, which ``p50 / unfiltered`` divides by (its unfiltered p50).
@@ -29,8 +28,6 @@ SLOWDOWN_SELECTIVITY = 0.01
 MAX_SLOWDOWN = 3.0
 #: How much faster than Chroma at equal recall the issue asks hebbs to be.
 CHROMA_SPEEDUP = 5.0
-COLOURS = {"hebbs": "tab:red", "hnswlib": "tab:blue", "chroma": "tab:orange"}
-DPI = 110
 
 
 @dataclass(frozen=True)
@@ -88,12 +85,6 @@ class Run:
 
     def systems(self) -> list[str]:
         return [s for s in BASELINE if any(p.system == s for p in self.points["unfiltered"])]
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def matches(case: Case, n: int) -> str:
@@ -270,10 +261,10 @@ def write_section(page: Path, block: str) -> None:
     """Puts ``block`` into the page's "Filtered recall" section (made at its end if missing),
     replacing the block an earlier run wrote."""
     text = page.read_text(encoding="utf-8") if page.exists() else ""
-    if SECTION_START not in text:
+    if KEPT_SECTIONS not in text:
         text = (
             text.rstrip("\n")
-            + f"\n\n{SECTION_START}\n## Filtered recall\n\n{BLOCK_START}\n{BLOCK_END}\n"
+            + f"\n\n{KEPT_SECTIONS}\n## Filtered recall\n\n{BLOCK_START}\n{BLOCK_END}\n"
         )
     head, rest = text.split(BLOCK_START, 1)
     _, tail = rest.split(BLOCK_END, 1)
