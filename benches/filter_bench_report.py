@@ -201,7 +201,7 @@ def goals(run: Run) -> list[str]:
     lines.append(
         f"- at least {CHROMA_SPEEDUP:g}x faster than Chroma at equal recall: "
         + ("met" if not short and speedups else f"NOT met ({', '.join(short)})")
-        + (f" (lowest {lowest[1]:.1f}x, {lowest[0]})" if lowest else "")
+        + (f" (lowest {lowest[1]:.2f}x, {lowest[0]})" if lowest else "")
         + "."
     )
     return lines
