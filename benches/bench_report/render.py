@@ -19,6 +19,9 @@ COLOURS = {
     "chroma": "tab:orange",
     "lancedb": "tab:green",
 }
+#: Where the page's sections written by other benchmarks start (``benches/filter_bench.py``'s
+#: "Filtered recall"): a rewrite keeps the old page's text from there on.
+KEPT_SECTIONS = "<!-- filtered-recall -->"
 STRATEGIES = ("similarity", "temporal", "causal", "analogical", "keyword", "hybrid")
 MIB = 1024 * 1024
 DPI = 110
@@ -235,7 +238,13 @@ above 2 the systems shared the cores with other work, which shows most in p99.
 {table(["memories", "system", "setting", "p50 ms", "p99 ms", "recall@10"], sweep_rows)}
 
 </details>
-"""
+{kept_sections(page)}"""
+
+
+def kept_sections(page: Path) -> str:
+    """The old page's text from :data:`KEPT_SECTIONS` on (empty when it has none)."""
+    old = page.read_text(encoding="utf-8") if page.exists() else ""
+    return "\n" + old[old.index(KEPT_SECTIONS) :] if KEPT_SECTIONS in old else ""
 
 
 def plot_all(results: Results, folder: Path) -> dict[str, Path]:
