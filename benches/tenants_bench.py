@@ -311,7 +311,8 @@ def main() -> None:
         f"{fds_one} / {fds_all} / {fds_end} |"
     )
     print(
-        f"| cold open + recall, {max_open - 1} in a row, p50 / p99 ms | {ms(cold).replace('|', '/')} |"
+        f"| cold open + recall, {max_open - 1} in a row, p50 / p99 ms "
+        f"| {ms(cold).replace('|', '/')} |"
     )
     print()
     print(f"Zipf load: {args.requests} recalls ({args.cue} cue), exponent {args.zipf}, one client")
