@@ -381,7 +381,7 @@ fn remove_options_files(path: &Path) -> Result<()> {
             match std::fs::remove_file(entry.path()) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(HebbsError::io(&entry.path(), e)),
+                Err(e) => return Err(HebbsError::io(entry.path(), e)),
             }
         }
     }
