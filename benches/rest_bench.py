@@ -13,7 +13,8 @@ tenant ``default``, optimizes, then in one run:
 
 Prints a table (p50 / p99 latency per request, throughput of all clients) and the ratios: REST
 recall p50 minus embedded p50, and 8-client over 1-client remember throughput with and without
-batching. The REST-minus-embedded figure is also measured paired: the store is copied before
+batching. The REST-minus-embedded figure is also measured paired, for a vector cue and for a
+text cue (embedded by the bundled model on each side): the store is copied before
 anything runs, the copy is opened in this process, and each fresh query goes through the
 embedded copy and through the server back to back (alternating which goes first), after the
 same warm-up queries on both, so neither side sees a query the other has not. Run
@@ -188,32 +189,47 @@ def rest_calls(
 
 def paired_recall(
     twin: Path, client: hebbs.HebbsClient, queries: np.ndarray
-) -> tuple[float, float, float]:
-    """p50 ms of embedded and REST recall of each of ``queries`` (vectors passed in), each
-    query through both back to back in alternating order, on the embedded ``twin`` of the
-    served store; and the p50 of the per-query differences."""
-    warm = queries[:PAIRED_WARM_UP]
-    embedded_s: list[float] = []
-    rest_s: list[float] = []
-    with hebbs.Hebbs.open(twin) as mem:
-        calls: tuple[Callable[[np.ndarray], object], ...] = (
-            lambda q: mem.recall(cue_embedding=q, top_k=TOP_K),
-            lambda q: client.recall(cue_embedding=q, top_k=TOP_K),
-        )
-        for query in warm:
-            for call in calls:
-                call(query)
-        for j, query in enumerate(queries[PAIRED_WARM_UP:]):
-            for side in (j % 2, 1 - j % 2):
-                start = time.perf_counter()
-                calls[side](query)
-                (embedded_s if side == 0 else rest_s).append(time.perf_counter() - start)
-    gaps = np.array(rest_s) - np.array(embedded_s)
-    return (
-        float(np.median(embedded_s) * 1e3),
-        float(np.median(rest_s) * 1e3),
-        float(np.median(gaps) * 1e3),
-    )
+) -> dict[str, tuple[float, float, float]]:
+    """For a vector cue (each of ``queries``) and a text cue (one sentence per query, embedded
+    by each side's model): p50 ms of embedded and REST recall, each query through both back to
+    back in alternating order, on the embedded ``twin`` of the served store; and the p50 of the
+    per-query differences."""
+    found: dict[str, tuple[float, float, float]] = {}
+    with hebbs.Hebbs.open(twin, embedder=default_embedder()) as mem:
+        cues: dict[str, tuple[list[Any], tuple[Callable[[Any], object], ...]]] = {
+            "vector": (
+                list(queries),
+                (
+                    lambda q: mem.recall(cue_embedding=q, top_k=TOP_K),
+                    lambda q: client.recall(cue_embedding=q, top_k=TOP_K),
+                ),
+            ),
+            "text": (
+                [sentence(10_000 + j) for j in range(len(queries))],
+                (
+                    lambda q: mem.recall(cue=q, top_k=TOP_K),
+                    lambda q: client.recall(cue=q, top_k=TOP_K),
+                ),
+            ),
+        }
+        for kind, (items, calls) in cues.items():
+            embedded_s: list[float] = []
+            rest_s: list[float] = []
+            for item in items[:PAIRED_WARM_UP]:
+                for call in calls:
+                    call(item)
+            for j, item in enumerate(items[PAIRED_WARM_UP:]):
+                for side in (j % 2, 1 - j % 2):
+                    start = time.perf_counter()
+                    calls[side](item)
+                    (embedded_s if side == 0 else rest_s).append(time.perf_counter() - start)
+            gaps = np.array(rest_s) - np.array(embedded_s)
+            found[kind] = (
+                float(np.median(embedded_s) * 1e3),
+                float(np.median(rest_s) * 1e3),
+                float(np.median(gaps) * 1e3),
+            )
+    return found
 
 
 def model_pass_ms(size: int) -> tuple[float, float]:
@@ -275,12 +291,12 @@ def main() -> None:
     on, off, c = "REST, batching on", "REST, batching off", args.clients
     added = table.p50[on, "recall, vector", 1] - table.p50["embedded", "recall, vector", 1]
     print(f"\nREST recall p50 - embedded recall p50 (vectors, 1 client): {added:+.2f} ms")
-    embedded_ms, rest_ms, gap_ms = paired
-    print(
-        f"paired, each query both ways: embedded p50 {embedded_ms:.2f} ms, REST p50 "
-        f"{rest_ms:.2f} ms, REST - embedded {rest_ms - embedded_ms:+.2f} ms "
-        f"(p50 of the per-query differences {gap_ms:+.2f} ms)"
-    )
+    for kind, (embedded_ms, rest_ms, gap_ms) in paired.items():
+        print(
+            f"paired, {kind} cue, each query both ways: embedded p50 {embedded_ms:.2f} ms, "
+            f"REST p50 {rest_ms:.2f} ms, REST - embedded {rest_ms - embedded_ms:+.2f} ms "
+            f"(p50 of the per-query differences {gap_ms:+.2f} ms)"
+        )
     for mode in (on, off):
         ratio = (
             table.rate[mode, "remember, server embeds", c]

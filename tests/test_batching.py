@@ -1,6 +1,7 @@
 """Micro-batching of embeddings (:class:`hebbs.embedder.BatchingEmbedder`), with real threads:
 batched results equal unbatched embedding row for row (the bundled model and a deterministic
-one), concurrent callers share calls, a lone caller waits at most the bound, an embedder error
+one), concurrent callers share calls, a lone caller does not wait for others (callers are
+batched only when they overlap), an embedder error
 reaches every caller of its batch, documents and queries are never mixed, and the server
 batches its tenants' requests unless told not to."""
 
@@ -33,6 +34,8 @@ LONG_WAIT_S = 5.0
 #: Tolerance between the bundled model's rows embedded alone and in a batch (padding to a
 #: longer text may change the last bits; measured: identical).
 ATOL = 1e-5
+#: Seconds a test waits at most for a state it polls (generous: a loaded machine).
+STATE_DEADLINE_S = 60.0
 #: Scheduling slack allowed over the bound of a lone caller's wait.
 SLACK_S = 0.02
 
@@ -45,6 +48,8 @@ class Recording(Embedder):
 
     def __init__(self, pass_s: float = 0.0) -> None:
         self.pass_s = pass_s
+        #: When set, a call with the text ``"gate"`` blocks until it is set.
+        self.gate: threading.Event | None = None
         self.calls: list[tuple[str, int]] = []
         self._lock = threading.Lock()
 
@@ -52,6 +57,8 @@ class Recording(Embedder):
         with self._lock:
             self.calls.append((kind, len(texts)))
         time.sleep(self.pass_s)
+        if self.gate is not None and "gate" in texts:
+            self.gate.wait()
         if any("boom" in text for text in texts):
             raise RuntimeError("the model failed")
         rows = []
@@ -88,6 +95,35 @@ def run_threads(work: Callable[[int], object], count: int = THREADS) -> list[obj
         thread.start()
     for thread in threads:
         thread.join()
+    return results
+
+
+def wait_until(condition: Callable[[], bool]) -> None:
+    """Polls ``condition`` until it holds, failing after a generous deadline."""
+    deadline = time.monotonic() + STATE_DEADLINE_S
+    while not condition():
+        assert time.monotonic() < deadline, "the state was not reached"
+        time.sleep(0.001)
+
+
+def run_overlapping(
+    batcher: BatchingEmbedder, inner: Recording, work: Callable[[int], object]
+) -> list[object]:
+    """``work(i)`` in :data:`THREADS` threads that all overlap: the wrapped embedder is busy
+    with another caller's call (recorded, then dropped from ``inner.calls``) until every thread
+    is in flight. Each one's result or exception."""
+    gate = inner.gate = threading.Event()
+    busy = threading.Thread(target=batcher.embed, args=(["gate"],))
+    busy.start()
+    wait_until(lambda: len(inner.calls) == 1)
+    results: list[object] = []
+    threads = threading.Thread(target=lambda: results.extend(run_threads(work)))
+    threads.start()
+    wait_until(lambda: batcher.in_flight == THREADS + 1)
+    gate.set()
+    threads.join()
+    busy.join()
+    inner.calls.pop(0)
     return results
 
 
@@ -155,9 +191,10 @@ def test_a_batch_is_cut_at_max_batch() -> None:
     inner = Recording()
     batcher = BatchingEmbedder(inner, max_batch=4, max_wait_s=LONG_WAIT_S)
     started = time.monotonic()
-    results = run_threads(lambda i: batcher.embed([f"text {i}"]))
+    results = run_overlapping(batcher, inner, lambda i: batcher.embed([f"text {i}"]))
     assert time.monotonic() - started < LONG_WAIT_S  # full batches do not wait out their time
     assert inner.sizes() == [4, 4]
+    assert batcher.waited == 2
     for i, result in enumerate(results):
         np.testing.assert_array_equal(result, inner.embed([f"text {i}"]))
 
@@ -186,10 +223,26 @@ def test_a_lone_caller_waits_at_most_the_bound() -> None:
     assert max(waits) < MAX_WAIT_S + 10 * SLACK_S
 
 
+def test_a_lone_caller_does_not_wait_for_a_batch() -> None:
+    """With nobody else in flight, a caller runs its call at once: even a window of an hour
+    delays nothing (a text-cue recall over REST paid the whole window before)."""
+    inner = Recording()
+    batcher = BatchingEmbedder(inner, max_wait_s=3600.0)
+    alone = threading.Thread(target=lambda: [batcher.embed([f"alone {i}"]) for i in range(3)])
+    alone.start()
+    alone.join(STATE_DEADLINE_S)
+    assert not alone.is_alive()
+    assert inner.sizes() == [1, 1, 1]
+    assert batcher.waited == 0
+    assert batcher.in_flight == 0
+
+
 def test_an_error_reaches_every_caller_of_its_batch() -> None:
     inner = Recording()
     batcher = BatchingEmbedder(inner, max_batch=THREADS, max_wait_s=LONG_WAIT_S)
-    results = run_threads(lambda i: batcher.embed(["boom" if i == 3 else f"text {i}"]))
+    results = run_overlapping(
+        batcher, inner, lambda i: batcher.embed(["boom" if i == 3 else f"text {i}"])
+    )
     assert inner.sizes() == [THREADS]
     assert all(isinstance(result, RuntimeError) for result in results)
     assert len({id(result) for result in results}) == 1  # the same exception object
@@ -215,7 +268,7 @@ def test_documents_and_queries_are_not_mixed() -> None:
         text = [f"text {i // 2}"]
         return batcher.embed_query(text) if i % 2 else batcher.embed(text)
 
-    results = run_threads(work)
+    results = run_overlapping(batcher, inner, work)
     assert sorted(inner.calls) == [("document", THREADS // 2), ("query", THREADS // 2)]
     for i, result in enumerate(results):
         text = [f"text {i // 2}"]

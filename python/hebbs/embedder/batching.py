@@ -2,12 +2,14 @@
 
 One forward pass over 16 texts costs far less than 16 passes over one, so when threads embed at
 the same time (the server's route handlers, an agent's worker pool) their texts are gathered
-into one call of the wrapped embedder. The first caller of a batch leads it: it waits until the
-batch holds :data:`~hebbs.embedder.constants.MAX_BATCH` texts or
-:data:`~hebbs.embedder.constants.MAX_WAIT_S` has passed since it arrived, then until the wrapped
+into one call of the wrapped embedder. The first caller of a batch leads it. When other callers
+are in flight (their batch waits or runs), it waits until the batch holds
+:data:`~hebbs.embedder.constants.MAX_BATCH` texts or :data:`~hebbs.embedder.constants.MAX_WAIT_S`
+has passed since it arrived; a lone caller does not wait at all. Then it waits until the wrapped
 embedder is free (one call runs at a time, so texts that arrive during a forward pass form the
-next batch), runs the call and hands every caller its own rows. A lone caller therefore waits
-at most ``MAX_WAIT_S`` more than the call itself. Documents (``embed``) and queries
+next batch), runs the call and hands every caller its own rows. So requests are batched only
+when they overlap, and a lone request costs the call itself (``waited`` counts the batches that
+waited for others). Documents (``embed``) and queries
 (``embed_query``) are batched apart, as the model may prefix them differently. A failure of the
 wrapped call is raised, as the same exception object, in every caller of that batch. A request
 of ``MAX_BATCH`` texts or more is a batch already and calls the wrapped embedder directly.
@@ -59,6 +61,8 @@ class _Batch:
 
     def __init__(self) -> None:
         self.texts: list[str] = []
+        #: Callers whose texts are in the batch.
+        self.callers = 0
         self.done = threading.Event()
         self.rows: Rows | None = None
         self.error: BaseException | None = None
@@ -101,6 +105,9 @@ class BatchingEmbedder(Embedder):
         self.max_batch = max_batch
         self.max_wait_s = max_wait_s
         self.batch_sizes: dict[int, int] = {}
+        #: Batches whose leader waited for others to join (other callers were in flight).
+        self.waited = 0
+        self._in_flight = 0
         self._inner_arg = inner
         self._inner: Embedder | None = None
         self._inner_lock = threading.Lock()
@@ -162,29 +169,44 @@ class BatchingEmbedder(Embedder):
             return inner.embed_with_tokens(texts, query=kind == "query_tokens")
         return inner.embed_query(texts) if kind == "query" else inner.embed(texts)
 
+    @property
+    def in_flight(self) -> int:
+        """Callers whose texts wait in a batch or are being embedded now."""
+        with self._lock:
+            return self._in_flight
+
     def _submit(self, kind: Kind, texts: list[str]) -> Any:
         if not texts or len(texts) >= self.max_batch:
             return self._call(kind, texts)
         with self._lock:
+            self._in_flight += 1
             batch = self._pending[kind]
             leader = batch is None or len(batch.texts) + len(texts) > self.max_batch
             if batch is None or leader:
                 batch = _Batch()
                 self._pending[kind] = batch
             rows = batch.add(texts)
+            batch.callers += 1
             if len(batch.texts) >= self.max_batch:
                 self._grown.notify_all()
-        if leader:
-            self._lead(kind, batch)
-        return batch.result(rows)
+        try:
+            if leader:
+                self._lead(kind, batch)
+            return batch.result(rows)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
 
     def _lead(self, kind: Kind, batch: _Batch) -> None:
-        """Waits for the batch to fill or its time to pass, then runs it and sets its outcome."""
+        """Waits for the batch to fill or its time to pass when other callers are in flight,
+        then runs it and sets its outcome."""
         deadline = time.monotonic() + self.max_wait_s
         with self._lock:
-            self._grown.wait_for(
-                lambda: len(batch.texts) >= self.max_batch, deadline - time.monotonic()
-            )
+            if self._in_flight > batch.callers:
+                self.waited += 1
+                self._grown.wait_for(
+                    lambda: len(batch.texts) >= self.max_batch, deadline - time.monotonic()
+                )
         with self._running:
             with self._lock:  # closed: later callers start the next batch
                 if self._pending[kind] is batch:

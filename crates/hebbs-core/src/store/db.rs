@@ -48,6 +48,7 @@ impl Store {
             path,
             column_families::descriptors(),
         )?;
+        remove_options_files(path)?;
         let store = Self {
             db,
             hot: RwLock::default(),
@@ -375,6 +376,25 @@ impl Store {
             })
             .transpose()
     }
+}
+
+/// Deletes the `OPTIONS-*` files RocksDB writes on every open: a text dump of every option of
+/// every column family, about 80 KB a store, which RocksDB itself never reads back (a store is
+/// always opened with the options of [`column_families`]) and which the tools that read it
+/// (`ldb`) do not need. A server's thousand tiny tenants would otherwise keep 80 MB of them.
+fn remove_options_files(path: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(path).map_err(|e| HebbsError::io(path, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| HebbsError::io(path, e))?;
+        if entry.file_name().to_string_lossy().starts_with("OPTIONS-") {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(HebbsError::io(entry.path(), e)),
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -23,6 +23,10 @@ pub use access::AccessStats;
 pub use batch::StoreBatch;
 pub use changelog::{ChangeOp, ChangelogEntry};
 pub use column_families::{
+    process_resources, ProcessResources, BLOCK_CACHE_BYTES, ROW_CACHE_BYTES, WRITE_BUFFERS_BYTES,
+    WRITE_BUFFER_BYTES,
+};
+pub use column_families::{
     ACCESS, ALL_COLUMN_FAMILIES, CHANGELOG, CONTEXT_VALUES, CONVERSATIONS, EDGES_IN, EDGES_OUT,
     MEMORIES, META, TEMPORAL, TOKEN_VECTORS, TOMBSTONES, VECTORS,
 };

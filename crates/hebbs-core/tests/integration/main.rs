@@ -23,6 +23,7 @@ mod relevance_ranking;
 mod rerank;
 mod restore;
 mod state_nearest;
+mod store_footprint;
 mod subscribe;
 mod token_vectors;
 mod watchdog;
