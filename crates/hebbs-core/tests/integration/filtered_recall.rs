@@ -390,10 +390,11 @@ fn a_selective_filter_the_index_cannot_plan_is_answered_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let engine = open(dir.path());
     let mut rng = Rng(21);
-    let memories = fill(&engine, &mut rng, 8000, 400);
+    let memories = fill(&engine, &mut rng, 8000, 2000);
     // The pager memories, named as "a channel, but none of the usual three": `$exists` finds
-    // three quarters of the store, `$not` cannot be looked up, and a walk with ef 10 gives up
-    // long before it finds 10 of them.
+    // three quarters of the store, `$not` cannot be looked up, and a walk with ef 10 cannot
+    // find 10 of them (there are fewer), so it gives up or sees every node: either way the
+    // answer is exact.
     let rare = Filter::parse(
         &json!({"$and": [
             {"context.channel": {"$exists": true}},
@@ -403,7 +404,7 @@ fn a_selective_filter_the_index_cannot_plan_is_answered_exactly() {
     )
     .unwrap();
     let chosen = memories.iter().filter(|(m, _)| selects(&rare, m)).count();
-    assert!(chosen > 10 && chosen < 100, "{chosen}");
+    assert!((1..10).contains(&chosen), "{chosen}");
     for _ in 0..10 {
         let cue = normalized(rng.vector(DIM));
         let request = RecallRequest {
