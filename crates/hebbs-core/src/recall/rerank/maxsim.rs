@@ -189,7 +189,9 @@ mod avx2 {
     /// i32 sums are exact, so the order of the additions does not matter.
     #[inline(always)]
     fn lane_sums(simd: V3, sums: [i32x8; BLOCK]) -> __m256i {
-        let s: [__m256i; BLOCK] = sums.map(bytemuck::cast);
+        // One cast of the whole array: `array::map` is a function of its own, built without
+        // the dispatch's target features (tests/test_simd_inlined.py).
+        let s: [__m256i; BLOCK] = bytemuck::cast(sums);
         let pairs = |a, b| simd.avx2._mm256_hadd_epi32(a, b);
         let first = pairs(pairs(s[0], s[1]), pairs(s[2], s[3]));
         let second = pairs(pairs(s[4], s[5]), pairs(s[6], s[7]));
