@@ -75,7 +75,7 @@ impl<'a> FilterView<'a> {
 
 /// An f32 as the f64 of its shortest decimal form, so `0.7f32` compares equal to a filter's
 /// `0.7` (its exact binary value is 0.699999988...).
-fn decimal(value: f32) -> Number {
+pub(crate) fn decimal(value: f32) -> Number {
     value
         .to_string()
         .parse::<f64>()

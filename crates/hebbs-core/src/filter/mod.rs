@@ -32,6 +32,7 @@ mod tests;
 
 use serde_json::Value;
 
+pub(crate) use eval::decimal;
 pub use eval::FilterView;
 pub use op::Op;
 pub use parse::{MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH};

@@ -162,7 +162,7 @@ fn entries(record: &StoredMemory) -> Vec<Vec<u8>> {
         ),
         (
             IndexedField::Importance,
-            Value::Number(importance_number(record.importance)),
+            Value::Number(crate::filter::decimal(record.importance)),
         ),
     ];
     for (field, value) in fields {
@@ -198,16 +198,6 @@ fn push_entry(path: &[String], value: &Value, found: &mut Vec<Vec<u8>>) {
             found.push(key);
         }
     }
-}
-
-/// Importance as the number a filter compares it with (`FilterView`'s shortest decimal form).
-fn importance_number(importance: f32) -> serde_json::Number {
-    importance
-        .to_string()
-        .parse::<f64>()
-        .ok()
-        .and_then(serde_json::Number::from_f64)
-        .unwrap_or_else(|| serde_json::Number::from(0))
 }
 
 fn with_id(mut key: Vec<u8>, id: &MemoryId) -> Vec<u8> {
