@@ -20,6 +20,7 @@
 //! # Ok::<(), hebbs_core::HebbsError>(())
 //! ```
 
+pub(crate) mod clock;
 mod codec;
 #[cfg(test)]
 mod decode_fuzz;

@@ -47,7 +47,7 @@ impl AccessFlusher {
                     state.due = false;
                 }
                 if let Err(error) = store.flush_accesses() {
-                    eprintln!("hebbs: writing access counts failed: {error}");
+                    log::error!("writing access counts failed: {error}");
                 }
             })
             .expect("the OS can start the access flush thread");
@@ -71,7 +71,7 @@ impl AccessFlusher {
         wake.notify_all();
         if let Some(handle) = self.handle.lock().take() {
             if handle.join().is_err() {
-                eprintln!("hebbs: the access flush thread panicked");
+                log::error!("the access flush thread panicked");
             }
         }
     }

@@ -6,7 +6,8 @@
 
 use std::collections::HashSet;
 
-use super::input::{check_unit, RememberInput};
+use super::input::RememberInput;
+use crate::memory::checks::check_unit;
 use super::state::check_state_entry;
 use super::{assemble_new, now_us, validate_inputs, Engine, NewSlot};
 use crate::error::{HebbsError, Result};

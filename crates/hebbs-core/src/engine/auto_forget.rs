@@ -35,7 +35,7 @@ impl AutoForgetWorker {
                     }
                 }
                 if let Err(error) = shared.forget_decayed(policy.floor, policy.limit) {
-                    eprintln!("hebbs: automatic decay pass failed: {error}");
+                    log::error!("automatic decay pass failed: {error}");
                 }
             })
             .expect("the OS can start the auto-forget thread");
@@ -48,7 +48,7 @@ impl AutoForgetWorker {
         *stopped.lock() = true;
         wake.notify_all();
         if self.handle.join().is_err() {
-            eprintln!("hebbs: the auto-forget thread panicked");
+            log::error!("the auto-forget thread panicked");
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::input::check_unit;
+use crate::memory::checks::check_unit;
 use crate::error::{HebbsError, Result};
 use crate::forget::{check_limit, DEFAULT_FORGET_LIMIT};
 use crate::index::vector::HnswParams;

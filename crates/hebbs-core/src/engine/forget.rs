@@ -5,7 +5,8 @@
 //! checkpoints the index and compacts the touched ranges so the bytes are gone from disk.
 
 use super::shared::Shared;
-use super::{check_unit, now_us, Engine};
+use super::{now_us, Engine};
+use crate::memory::checks::check_unit;
 use crate::error::Result;
 use crate::forget::{
     check_limit, select, select_decayed, Cascade, ForgetRequest, ForgetResult, Selection,

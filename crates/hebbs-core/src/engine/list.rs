@@ -13,7 +13,8 @@
 //! set (the filters skipped [`LIST_SCAN_MAX`] entries); the listing is complete when
 //! `next_cursor` is `None`.
 
-use super::{check_entity_id, now_us, Engine};
+use super::{now_us, Engine};
+use crate::memory::checks::check_entity_id;
 use crate::error::{HebbsError, Result};
 use crate::filter::{select_records, Filter};
 use crate::memory::{Memory, MemoryId, MemoryKind, RecordHeader, StoredMemory};

@@ -10,7 +10,6 @@
 mod access_flush;
 mod atomic_write;
 mod auto_forget;
-mod clock;
 mod config;
 mod conversation;
 mod edges;
@@ -36,13 +35,12 @@ use parking_lot::{Mutex, RwLock};
 
 pub use access_flush::ACCESS_FLUSH_INTERVAL;
 pub use atomic_write::{AtomicWrite, AtomicWriteOutput, ItemEdge};
-pub use clock::now_us;
+pub use crate::clock::now_us;
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
 };
 pub use forget::DEFAULT_TOMBSTONE_PAGE;
 pub use health::HealthStatus;
-pub(crate) use input::{check_entity_id, check_unit};
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};
 pub use list::{ListRequest, MemoryPage, DEFAULT_LIST_PAGE, LIST_SCAN_MAX, MAX_LIST_PAGE};
 pub use rebuild::INDEX_REBUILD_DELETED_FRACTION;
@@ -58,7 +56,7 @@ use rebuild::RebuildSlot;
 use crate::error::{HebbsError, Result};
 use crate::index::text::TextIndex;
 use crate::index::vector::{normalize, VectorIndex};
-use crate::memory::{Memory, MemoryId, StoredMemory};
+use crate::memory::{checks, Memory, MemoryId, StoredMemory};
 use crate::recall::{
     execute, PrimeOutput, PrimeRequest, RecallContext, RecallFilter, RecallOutput, RecallRequest,
 };
@@ -184,6 +182,13 @@ impl Engine {
         if let Some(policy) = engine.config.auto_forget {
             *engine.auto_forget.lock() = Some(AutoForgetWorker::spawn(engine.shared(), policy));
         }
+        log::info!(
+            "opened {}: {} memories; {} vectors and {} text entries replayed since the checkpoint",
+            engine.dir.display(),
+            engine.writer.lock().memory_count,
+            engine.recovery.inserted,
+            engine.recovery.text_replayed,
+        );
         Ok(engine)
     }
 
@@ -498,7 +503,7 @@ impl Engine {
         self.check_open()?;
         request.validate()?;
         if let Some(session) = &request.session_id {
-            input::check_entity_id(session, "session_id")?;
+            checks::check_entity_id(session, "session_id")?;
         }
         let index = self.current_index();
         let cue = match &request.cue_vector {
@@ -529,7 +534,7 @@ impl Engine {
     }
 
     fn normalized_cue(&self, vector: &[f32], index: Option<&VectorIndex>) -> Result<Vec<f32>> {
-        input::check_vector(vector, "cue")?;
+        checks::check_vector(vector, "cue")?;
         if let Some(index) = index {
             if vector.len() != index.dimension() {
                 return Err(HebbsError::invalid(
@@ -552,7 +557,7 @@ impl Engine {
     /// memories are skipped.
     pub fn chat_context(&self, session_id: &str, limit: usize) -> Result<Vec<Memory>> {
         self.check_open()?;
-        input::check_entity_id(session_id, "session_id")?;
+        checks::check_entity_id(session_id, "session_id")?;
         let mut seen = std::collections::HashSet::new();
         let ids: Vec<MemoryId> = self
             .store
@@ -709,13 +714,13 @@ fn assemble_new(prepared: Vec<(MemoryId, StoredMemory, Vec<f32>)>, now: u64) -> 
 impl Drop for Engine {
     fn drop(&mut self) {
         if let Err(error) = self.close() {
-            eprintln!("hebbs: closing {} failed: {error}", self.dir.display());
+            log::error!("closing {} failed: {error}", self.dir.display());
         }
         // A recall that raced `close` may have recorded accesses after its flush; no call is
         // in flight any more.
         if let Err(error) = self.store.flush_accesses() {
-            eprintln!(
-                "hebbs: writing access counts of {} failed: {error}",
+            log::error!(
+                "writing access counts of {} failed: {error}",
                 self.dir.display()
             );
         }

@@ -46,7 +46,7 @@ impl RebuildSlot {
         let job = self.job.lock().take();
         if let Some(handle) = job {
             if handle.join().is_err() {
-                eprintln!("hebbs: the index rebuild thread panicked");
+                log::error!("the index rebuild thread panicked");
             }
         }
     }
@@ -76,7 +76,7 @@ impl Shared {
         }
         if let Some(finished) = job.take() {
             if finished.join().is_err() {
-                eprintln!("hebbs: the index rebuild thread panicked");
+                log::error!("the index rebuild thread panicked");
             }
         }
         let from = writer.next_seq;
@@ -88,7 +88,7 @@ impl Shared {
             .spawn(move || {
                 let outcome = shared.rebuild_index(params, dimension, from);
                 if let Err(error) = &outcome {
-                    eprintln!("hebbs: background index rebuild failed: {error}");
+                    log::error!("background index rebuild failed: {error}");
                 }
                 if !matches!(outcome, Ok(true)) {
                     shared.writer.lock().rebuild_from = None;
@@ -97,7 +97,7 @@ impl Shared {
         match spawned {
             Ok(handle) => *job = Some(handle),
             Err(error) => {
-                eprintln!("hebbs: could not start the index rebuild: {error}");
+                log::error!("could not start the index rebuild: {error}");
                 writer.rebuild_from = None;
             }
         }

@@ -9,7 +9,9 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::input::{check_content, check_context, check_entity_id, check_unit, check_vector};
+use crate::memory::checks::{
+    check_content, check_context, check_entity_id, check_unit, check_vector,
+};
 use super::{now_us, Engine};
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;

@@ -1,6 +1,6 @@
 //! [`ForgetRequest`] and [`ForgetResult`] (seed 003), with validation that names each field.
 
-use crate::engine::{check_entity_id, check_unit};
+use crate::memory::checks::{check_entity_id, check_unit};
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
 use crate::memory::{MemoryId, MemoryKind};

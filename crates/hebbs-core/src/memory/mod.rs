@@ -2,6 +2,7 @@
 //! the tombstone a forgotten memory leaves for audit, and the quantised
 //! per-token vectors a late-interaction re-ranker stores with a memory.
 
+pub(crate) mod checks;
 mod edge;
 mod id;
 mod kind;

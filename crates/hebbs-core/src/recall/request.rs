@@ -8,7 +8,7 @@ use super::plan::StrategyPlan;
 use super::rerank::{check_cue_tokens, Rerank, DEFAULT_RERANK_TOP_N, MAX_RERANK_TOP_N};
 use super::scoring::ScoringWeights;
 use super::strategy::{CausalDirection, Strategy, StrategyConfig};
-use crate::engine::check_entity_id;
+use crate::memory::checks::check_entity_id;
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
 use crate::index::vector::check_ef_search;

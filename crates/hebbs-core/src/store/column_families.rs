@@ -122,13 +122,14 @@ pub fn process_resources() -> ProcessResources {
     }
 }
 
-/// RocksDB's info log: warnings and errors only, to standard error. A store keeps no `LOG` file
-/// (RocksDB's own wrote one of about 190 KB a store, mostly its options, on every open).
+/// RocksDB's info log: its warnings and errors, as `log` records (target
+/// `hebbs_core::store::column_families`). A store keeps no `LOG` file (RocksDB's own wrote one
+/// of about 190 KB a store, mostly its options, on every open).
 fn info_logger() -> InfoLogger {
-    InfoLogger::new_callback_logger(LogLevel::Warn, |level, message| {
-        if matches!(level, LogLevel::Warn | LogLevel::Error | LogLevel::Fatal) {
-            eprintln!("hebbs: rocksdb {level:?}: {}", message.trim_end());
-        }
+    InfoLogger::new_callback_logger(LogLevel::Warn, |level, message| match level {
+        LogLevel::Warn => log::warn!("rocksdb: {}", message.trim_end()),
+        LogLevel::Error | LogLevel::Fatal => log::error!("rocksdb: {}", message.trim_end()),
+        LogLevel::Debug | LogLevel::Info | LogLevel::Header => {}
     })
 }
 

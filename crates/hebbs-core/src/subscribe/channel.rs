@@ -10,7 +10,7 @@ use parking_lot::{Condvar, Mutex};
 
 use super::push::SubscribePush;
 use super::subscription::RecvError;
-use crate::engine::now_us;
+use crate::clock::now_us;
 use crate::memory::Memory;
 
 struct State {

@@ -1,7 +1,7 @@
 //! [`SubscribeRequest`]: what `Engine::subscribe` takes, its defaults and its validation. Every
 //! error names its field.
 
-use crate::engine::input::{check_entity_id, check_unit, check_vector};
+use crate::memory::checks::{check_entity_id, check_unit, check_vector};
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
 
