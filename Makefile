@@ -11,6 +11,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 .PHONY: demo test bootstrap build lint test-rust test-python test-typescript test-explorer bench bench-report bench-filter clean
 
 demo: build
+	@echo "==> running the demo on the embedded default"
 	$(VENV)/bin/hebbs demo
 
 test: build lint test-rust test-python test-explorer test-typescript
@@ -18,8 +19,11 @@ test: build lint test-rust test-python test-explorer test-typescript
 bootstrap:
 	scripts/bootstrap.sh
 
+# Without --quiet: cargo prints one line per crate it compiles, so the first build (RocksDB's
+# C++ alone takes about 11 minutes on 2 cores) shows its progress.
 build: bootstrap
-	$(VENV)/bin/maturin develop --release --extras test --quiet
+	@echo "==> building the Rust core and the Python extension (the first build takes 10-15 min)"
+	$(VENV)/bin/maturin develop --release --extras test
 
 lint:
 	cargo fmt --all --check
@@ -39,7 +43,7 @@ test-python:
 # and CommonJS builds, then its tests against a real `hebbs serve` from $(VENV).
 test-typescript: build
 	cd clients/typescript && npm ci --no-audit --no-fund && npm run lint && npm run typecheck \
-		&& npm run build && npm test
+		&& npm test
 
 # The memory explorer's page: its lockfile, format and strict type checks, and a fresh build
 # compared byte for byte with the committed python/hebbs/server/ui/js (its browser tests are

@@ -85,7 +85,7 @@ def main() -> None:
             (
                 "recall",
                 lambda i: mem.recall(cue_embedding=queries[i], top_k=10),
-                lambda i: native.recall(queries[i], top_k=10),
+                lambda i: native.recall({"cue_embedding": queries[i], "top_k": 10}),
             ),
             (
                 "recall, 6 parameters",
@@ -94,8 +94,11 @@ def main() -> None:
                     scoring_weights=weights, min_relevance=0.0,
                 ),
                 lambda i: native.recall(
-                    queries[i], strategies=["similarity"], top_k=10, entity_id="e1",
-                    ef_search=64, scoring_weights=native_weights, min_relevance=0.0,
+                    {
+                        "cue_embedding": queries[i], "strategies": ["similarity"], "top_k": 10,
+                        "entity_id": "e1", "ef_search": 64, "scoring_weights": native_weights,
+                        "min_relevance": 0.0,
+                    }
                 ),
             ),
             (

@@ -55,7 +55,7 @@ def test_same_methods_and_parameters(embedded: type, remote: type, is_async: boo
         assert inspect.iscoroutinefunction(getattr(remote, name)) == (
             is_async or inspect.iscoroutinefunction(getattr(embedded, name))
         ), name
-        if name != "subscribe" and not is_async:
+        if name not in ("subscribe", "open_subscription") and not is_async:
             ours_returns = inspect.signature(getattr(embedded, name)).return_annotation
             theirs_returns = inspect.signature(getattr(remote, name)).return_annotation
             assert ours_returns == theirs_returns, name

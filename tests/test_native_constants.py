@@ -51,7 +51,7 @@ def test_vector_strategies_report_a_missing_cue_vector(native: _native.NativeEng
     native.remember("billing dispute", vector(), entity_id="acme")
     for name in _native.STRATEGIES:
         other = "keyword" if name == "temporal" else "temporal"
-        output = native.recall(None, strategies=[name, other], entity_id="acme", cue_text="billing")
+        output = native.recall({"strategies": [name, other], "entity_id": "acme", "cue": "billing"})
         failed = {e.strategy: e.field for e in output.strategy_errors}
         if name in _native.VECTOR_STRATEGIES:
             assert failed == {name: "seed_memory_id" if name == "causal" else "cue"}
@@ -80,11 +80,13 @@ def test_the_limits_are_the_ones_enforced(native: _native.NativeEngine) -> None:
     with pytest.raises(hebbs.InvalidInputError) as caught:
         native.remember("x" * (_native.MAX_CONTENT_BYTES + 1), vector())
     assert caught.value.field == "content"
-    native.recall(vector(), top_k=_native.MAX_TOP_K, ef_search=_native.MAX_EF_SEARCH)
+    native.recall(
+        {"cue_embedding": vector(), "top_k": _native.MAX_TOP_K, "ef_search": _native.MAX_EF_SEARCH}
+    )
     with pytest.raises(hebbs.InvalidInputError):
-        native.recall(vector(), top_k=_native.MAX_TOP_K + 1)
+        native.recall({"cue_embedding": vector(), "top_k": _native.MAX_TOP_K + 1})
     with pytest.raises(hebbs.InvalidInputError):
-        native.recall(vector(), ef_search=_native.MAX_EF_SEARCH + 1)
+        native.recall({"cue_embedding": vector(), "ef_search": _native.MAX_EF_SEARCH + 1})
 
 
 def test_tombstones_page_defaults_to_the_core_constant(native: _native.NativeEngine) -> None:

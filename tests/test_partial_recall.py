@@ -32,7 +32,9 @@ def native(tmp_path: Path) -> _native.NativeEngine:
 def test_similarity_answers_while_temporal_without_entity_is_reported(
     native: _native.NativeEngine,
 ) -> None:
-    output = native.recall(vector(0), strategies=["similarity", "temporal"], cue_text="billing")
+    output = native.recall(
+        {"cue_embedding": vector(0), "strategies": ["similarity", "temporal"], "cue": "billing"}
+    )
     assert output.results[0].memory.content == "acme billing dispute"
     [error] = output.strategy_errors
     assert (error.strategy, error.field) == ("temporal", "entity_id")
@@ -43,7 +45,7 @@ def test_similarity_answers_while_temporal_without_entity_is_reported(
 def test_temporal_answers_while_similarity_without_cue_vector_is_reported(
     native: _native.NativeEngine,
 ) -> None:
-    output = native.recall(None, strategies=["temporal", "similarity"], entity_id="acme")
+    output = native.recall({"strategies": ["temporal", "similarity"], "entity_id": "acme"})
     assert [r.memory.content for r in output.results] == [
         "acme renewed the contract",
         "acme billing dispute",
@@ -54,7 +56,11 @@ def test_temporal_answers_while_similarity_without_cue_vector_is_reported(
 
 def test_a_run_time_failure_has_no_field(native: _native.NativeEngine) -> None:
     output = native.recall(
-        None, strategies=["temporal", "causal"], entity_id="acme", seed_memory_id=bytes(16)
+        {
+            "strategies": ["temporal", "causal"],
+            "entity_id": "acme",
+            "seed_memory_id": bytes(16),
+        }
     )
     assert len(output.results) == 2
     [error] = output.strategy_errors
@@ -65,13 +71,19 @@ def test_all_strategies_failing_raise_the_first_typed_error(
     native: _native.NativeEngine,
 ) -> None:
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        native.recall(None, strategies=["temporal", "similarity"])
+        native.recall({"strategies": ["temporal", "similarity"]})
     assert caught.value.field == "entity_id"
 
 
 def test_malformed_values_still_fail_the_call(native: _native.NativeEngine) -> None:
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        native.recall(vector(0), strategies=["similarity", "temporal"], time_range=(10, 5))
+        native.recall(
+            {
+                "cue_embedding": vector(0),
+                "strategies": ["similarity", "temporal"],
+                "time_range": (10, 5),
+            }
+        )
     assert caught.value.field == "time_range"
 
 

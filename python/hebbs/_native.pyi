@@ -506,34 +506,7 @@ class NativeEngine:
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
     ) -> list[Memory]: ...
     def get(self, id: bytes | str, include_embedding: bool = False) -> Memory: ...
-    def recall(
-        self,
-        cue_embedding: NDArray[np.float32] | None = None,
-        strategies: Sequence[str | RecallStrategyConfig] | None = None,
-        top_k: int = ...,
-        entity_id: str | None = None,
-        time_range: tuple[int, int] | None = None,
-        ef_search: int | None = None,
-        scoring_weights: ScoringWeights | None = None,
-        include_embedding: bool = False,
-        seed_memory_id: bytes | str | None = None,
-        edge_types: Sequence[EdgeType | str] | None = None,
-        max_depth: int = ...,
-        direction: str | None = None,
-        analogical_alpha: float = ...,
-        cue_context: dict[str, Any] | None = None,
-        cue_text: str | None = None,
-        rrf_k: int = ...,
-        min_relevance: float | None = None,
-        graph_context: int = ...,
-        session_id: str | None = None,
-        include_superseded: bool = False,
-        rerank: str | None = None,
-        rerank_top_n: int = ...,
-        cue_token_vectors: NDArray[np.float32] | None = None,
-        filter: dict[str, Any] | None = None,
-        record_access: bool = True,
-    ) -> RecallOutput: ...
+    def recall(self, request: dict[str, Any], record_access: bool = True) -> RecallOutput: ...
     def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...
     def list_memories(

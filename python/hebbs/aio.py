@@ -109,6 +109,8 @@ class AsyncHebbs:
         """Whether :meth:`close` was called."""
         return self._engine.closed
 
+    run = _in_thread(Hebbs.run)
+    open_subscription = _in_thread_then(Hebbs.open_subscription, _async_subscription)
     remember = _in_thread(Hebbs.remember)
     remember_many = _in_thread(Hebbs.remember_many)
     get = _in_thread(Hebbs.get)

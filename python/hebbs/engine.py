@@ -6,87 +6,68 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any, Callable, Final, Optional, Union
+from typing import Any, Callable, Final, Optional, TypeVar, Union, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from hebbs._convert import invalid
 from hebbs._native import (
-    DEFAULT_ANALOGICAL_ALPHA,
-    DEFAULT_CAUSAL_DEPTH,
-    DEFAULT_CONFIDENCE_THRESHOLD,
-    DEFAULT_DIRECTION,
     DEFAULT_FORGET_LIMIT,
-    DEFAULT_GRAPH_CONTEXT,
-    DEFAULT_IMPORTANCE,
-    DEFAULT_LIST_LIMIT,
-    DEFAULT_LIST_PAGE,
-    DEFAULT_PRIME_MAX_MEMORIES,
-    DEFAULT_QUEUE_CAPACITY,
-    DEFAULT_RERANK_TOP_N,
-    DEFAULT_RRF_K,
-    DEFAULT_TOMBSTONE_PAGE,
-    DEFAULT_TOP_K,
     VECTOR_STRATEGIES,
-    Edge,
-    EdgeType,
     ForgetResult,
     HealthStatus,
     Memory,
-    MemoryKind,
     MemoryPage,
     NativeEngine,
     PrimeOutput,
     RecallOutput,
     RecallStrategyConfig,
-    ScoringWeights,
     Tombstone,
 )
 from hebbs.api import (
     DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
-    CommitInsight,
+    CheckpointRequest,
     ConfirmContradictionRequest,
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
     GetRequest,
-    IdRequest,
-    IdsRequest,
+    GetTokenVectorsRequest,
+    HealthRequest,
     IndexDocumentsRequest,
     InsightsRequest,
+    LineageRequest,
     ListMemoriesRequest,
-    ListRequest,
     OpenRequest,
+    OptimizeRequest,
+    OrphansRequest,
     PrimeRequest,
+    PutTokenVectorsRequest,
     RecallRequest,
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
     RememberManyRequest,
     RememberRequest,
+    Returns,
     ReviseRequest,
     SubscribeRequest,
+    TombstoneRequest,
     TombstonesRequest,
-    by_keyword,
     parse,
     resolve_quality,
     to_scoring_weights,
 )
+from hebbs.api.operations import KindLike, Operations, StrategyLike
 from hebbs.consolidate import ContradictionCandidate, contradictions
-from hebbs.consolidate.constants import (
-    DEFAULT_CONTRADICTION_LIMIT,
-    DEFAULT_CONTRADICTION_SCAN,
-    DEFAULT_CONTRADICTION_SIMILARITY,
-    DEFAULT_DEDUP_THRESHOLD,
-    RESOLUTIONS,
-)
+from hebbs.consolidate.constants import DEFAULT_CONTRADICTION_SCAN, RESOLUTIONS
 from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.embedder.token_vectors import quantize_int8, token_embedder
@@ -98,22 +79,13 @@ from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
 from hebbs.reflect import agent as reflect_agent
 from hebbs.reflect import insights as reflect_insights
 from hebbs.reflect import pipeline as reflect_pipeline
-from hebbs.reflect.constants import (
-    DEFAULT_MIN_CLUSTER_SIZE,
-    DEFAULT_MIN_CONFIDENCE,
-    DEFAULT_REFLECT_MAX_MEMORIES,
-    DEFAULT_SESSION_TTL_S,
-)
 from hebbs.reflect.trigger import ReflectTrigger
 from hebbs.subscription import Subscription
-from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsItem
+from hebbs.types import TokenVectors
 
 #: What ``embedder=`` accepts: None (the bundled model), an Embedder, or a callable
 #: ``list[str] -> array [n, d]``.
 EmbedderLike = Union[Embedder, Callable[[list[str]], Any], None]
-
-#: What ``kind=`` accepts: a :class:`MemoryKind` or its name.
-KindLike = Union[MemoryKind, str]
 
 #: Strategies that read the cue's embedding: the cue is embedded only when one of them runs.
 _VECTOR_STRATEGIES = frozenset(VECTOR_STRATEGIES)
@@ -121,8 +93,7 @@ _VECTOR_STRATEGIES = frozenset(VECTOR_STRATEGIES)
 #: Threads that run organizations' recalls in parallel with their members' recalls.
 ORGANIZATION_THREADS: Final = 8
 
-#: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
-StrategyLike = Union[str, RecallStrategyConfig]
+T = TypeVar("T")
 
 #: A memory's int8 token vectors as the engine stores them: codes and one scale per token.
 TokenPair = tuple[NDArray[np.int8], NDArray[np.float32]]
@@ -144,11 +115,12 @@ def _recall_checked(member: Hebbs, request: RecallRequest) -> RecallOutput:
     return recall_with(member, organization, request)
 
 
-class Hebbs:
+class Hebbs(Operations[Subscription]):
     """An open hebbs database, in this process.
 
     Open with :meth:`Hebbs.open`; use as a context manager or call :meth:`close`. Safe to share
-    between threads: every engine call releases the GIL.
+    between threads: every engine call releases the GIL. Each operation (:class:`Operations`)
+    runs its checked request with :meth:`run`.
     """
 
     def __init__(
@@ -263,6 +235,14 @@ class Hebbs:
                     self._embedder = as_embedder(self._embedder_arg)
         return self._embedder
 
+    def run(self, request: Returns[T]) -> T:
+        """Runs one checked request of :mod:`hebbs.api.requests` on this store."""
+        handler = _HANDLERS.get(type(request))
+        if handler is None:
+            reason = f"{type(request).__name__} is not an operation's request"
+            raise invalid("request", reason, InvalidTypeError)
+        return cast(T, handler(self, request))
+
     def _embed(self, texts: list[str], *, query: bool) -> NDArray[np.float32]:
         embedder = self.embedder
         try:
@@ -298,30 +278,7 @@ class Hebbs:
         except Exception as error:
             raise EmbeddingError(f"the embedder failed: {error}") from error
 
-    def remember(
-        self,
-        content: str,
-        importance: float = DEFAULT_IMPORTANCE,
-        context: Mapping[str, Any] | None = None,
-        entity_id: str | None = None,
-        edges: Sequence[Edge] = (),
-        created_at: TimestampLike | None = None,
-        embedding: Any = None,
-        session_id: str | None = None,
-        kind: KindLike | None = None,
-        dedup: bool = False,
-        dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
-    ) -> Memory:
-        """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
-        records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
-        ``episode`` (default), ``insight``, ``document`` or ``proposition``; revisions are made
-        by :meth:`revise`.
-
-        With ``dedup``, a live memory of the same entity whose cosine reaches
-        ``dedup_threshold`` and whose content already holds every word and number of
-        ``content`` is returned instead, reinforced (one access recorded), and nothing is
-        stored (see :mod:`hebbs.consolidate.dedup`)."""
-        request = parse(RememberRequest, locals())
+    def _run_remember(self, request: RememberRequest) -> Memory:
         tokens: TokenPair | None = None
         if request.embedding is not None:
             vector = request.embedding
@@ -338,14 +295,8 @@ class Hebbs:
             request.content, vector, **_stored_fields(request), token_vectors=tokens
         )
 
-    def remember_many(self, items: Iterable[Mapping[str, Any]]) -> list[Memory]:
-        """Stores many memories with one embedding batch and one atomic write.
-
-        Each item is a dict of :meth:`remember`'s keyword arguments (see
-        :class:`hebbs.types.RememberItem`). Returns the memories in input order. If any item is
-        invalid, nothing is stored.
-        """
-        requests = parse(RememberManyRequest, locals()).items
+    def _run_remember_many(self, request: RememberManyRequest) -> list[Memory]:
+        requests = request.items
         if not requests:
             return []
         return self._native.remember_many(*self._remember_rows(requests))
@@ -376,18 +327,10 @@ class Hebbs:
         matrix = np.stack([vector for vector in vectors if vector is not None])
         return rows, matrix
 
-    def get(self, id: MemoryIdLike, include_embedding: bool = False) -> Memory:
-        """The memory with ``id``; raises :class:`~hebbs.errors.NotFoundError`."""
-        request = parse(GetRequest, locals())
+    def _run_get(self, request: GetRequest) -> Memory:
         return self._native.get(request.id, include_embedding=request.include_embedding)
 
-    def get_many(
-        self, ids: Sequence[MemoryIdLike], include_embedding: bool = False
-    ) -> list[Memory | None]:
-        """The memories with ``ids``, in their order: None where one does not exist (a
-        malformed id still raises :class:`~hebbs.errors.InvalidInputError` naming
-        ``ids[i]``)."""
-        request = parse(GetManyRequest, locals())
+    def _run_get_many(self, request: GetManyRequest) -> list[Memory | None]:
         found: list[Memory | None] = []
         for index, id in enumerate(request.ids):
             try:
@@ -398,83 +341,8 @@ class Hebbs:
                 raise invalid(f"ids[{index}]", error.reason, type(error)) from None
         return found
 
-    @by_keyword(RecallRequest, _recall_checked)
-    def recall(
-        self,
-        cue: str | None = None,
-        strategies: Sequence[StrategyLike] | None = None,
-        top_k: int = DEFAULT_TOP_K,
-        entity_id: str | None = None,
-        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
-        ef_search: int | None = None,
-        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
-        cue_embedding: Any = None,
-        include_embedding: bool = False,
-        *,
-        seed_memory_id: MemoryIdLike | None = None,
-        edge_types: Sequence[EdgeType | str] | None = None,
-        max_depth: int = DEFAULT_CAUSAL_DEPTH,
-        direction: str = DEFAULT_DIRECTION,
-        analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
-        cue_context: Mapping[str, Any] | None = None,
-        rrf_k: int = DEFAULT_RRF_K,
-        min_relevance: float | None = None,
-        graph_context: int = DEFAULT_GRAPH_CONTEXT,
-        session_id: str | None = None,
-        force_regex: bool = False,
-        include_superseded: bool = False,
-        include_organization: bool = False,
-        rerank: str | None = None,
-        rerank_top_n: int = DEFAULT_RERANK_TOP_N,
-        cue_token_vectors: Any = None,
-        quality: str | None = None,
-        filter: Mapping[str, Any] | None = None,
-    ) -> RecallOutput:
-        """Recalls memories for ``cue``: by default the best pipeline, or the strategies named.
-
-        Without ``strategies``, a cue runs the default pipeline (docs/hybrid.md): dense and
-        BM25 searches fused by reciprocal rank (``hybrid``), then the late-interaction stage
-        re-scores the ``rerank_top_n`` most relevant candidates: IDF-weighted max-sim of the
-        cue's token vectors (from the same forward pass as its vector, or
-        ``cue_token_vectors``) against the memories' stored token vectors, plus the turns
-        around each one in its conversation (``session_id`` at remember time) and the entity
-        and the month or year the cue names. That score, calibrated to 0..1, is each result's
-        relevance, and results are ordered by seed 000's composite score
-        (``scoring_weights``): ``result.scores`` shows the four signals it combines. A cue
-        given only as ``cue_embedding`` runs ``similarity``. ``quality="fast"`` skips the stage;
-        ``quality="best"`` ranks by relevance alone. Each preset fills only what the call leaves
-        unset.
-
-        ``strategies`` holds names (``similarity``, ``temporal``, ``causal``, ``analogical``,
-        ``hybrid``, ``keyword``, ``regex``: ``hebbs._native.STRATEGIES``) or
-        :class:`RecallStrategyConfig` objects that override this call's parameters for one
-        strategy; naming them runs them without the stage (unless ``rerank`` asks for it).
-        ``similarity`` (the raw cosine path, for the tightest latency budgets) needs a cue (or
-        ``cue_embedding``); ``temporal`` needs
-        ``entity_id`` and takes an optional ``time_range``; ``causal`` walks the edge graph from
-        ``seed_memory_id`` (default: the memory nearest the cue) up to ``max_depth`` hops
-        (hard cap 10) along ``edge_types`` in ``direction`` (``causes``, ``effects`` or
-        ``both``); ``analogical`` blends embedding similarity (weight ``analogical_alpha``)
-        with structural similarity to ``cue_context`` (or to the seed memory, or the memory
-        nearest the cue); ``hybrid`` fuses dense and BM25 searches by reciprocal rank
-        (constant ``rrf_k``); ``keyword`` is BM25 alone. ``force_regex`` replaces the strategies
-        with a bounded regular-expression scan of content and context, the cue being the
-        pattern. Results are deduplicated, ranked by the composite score, and carry every
-        strategy's details and up to ``graph_context`` of their strongest relationships
-        (``expansion_context``). ``min_relevance`` drops weaker candidates and reports how many
-        in ``below_threshold``. ``session_id`` records the returned memories for
-        :meth:`get_chat_context`.
-        Memories a revision superseded are left out unless ``include_superseded``.
-        ``include_organization`` runs the same recall against the organization's store (see
-        :meth:`open`) in parallel and returns its answer as ``organization_memory``.
-        ``filter`` narrows every strategy to the memories it selects, in the filter language of
-        docs/filters.md: ``{"context.channel": "email", "context.priority": {"$gte": 2}}``.
-
-        A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
-        that reads vectors without a cue) is reported in ``strategy_errors`` while the others
-        answer; only if every strategy fails does the call raise.
-        """
-        return _recall_checked(self, parse(RecallRequest, locals()))
+    def _run_recall(self, request: RecallRequest) -> RecallOutput:
+        return _recall_checked(self, request)
 
     def _cue(self, request: RecallRequest) -> Cue:
         """The cue's vector (see :meth:`_cue_vector`) and, for the late-interaction stage, its
@@ -492,65 +360,35 @@ class Hebbs:
         organization's store (``member`` False) it writes nothing: no chat context, no access
         (a member's read never changes the organization's reinforcement or decay).
 
-        Only the fields the request sets are passed (their defaults are the native call's, both
-        read from the same constants), so a typical call converts four arguments, not 23."""
+        The native call takes the fields the request sets (the others keep the core's
+        defaults), less the ones this layer resolves itself (:data:`_RESOLVED_RECALL_FIELDS`)."""
         vector, cue_tokens = cue
-        given = request.model_fields_set
-        arguments: dict[str, Any] = {
-            name: getattr(request, name) for name in _NATIVE_RECALL_FIELDS.intersection(given)
+        fields: dict[str, Any] = {
+            name: getattr(request, name)
+            for name in request.model_fields_set - _RESOLVED_RECALL_FIELDS
         }
         if request.force_regex:
-            arguments["strategies"] = ["regex"]
+            fields["strategies"] = ["regex"]
         if request.scoring_weights is not None:
-            arguments["scoring_weights"] = to_scoring_weights(request.scoring_weights)
-        if request.cue is not None:
-            arguments["cue_text"] = request.cue
+            fields["scoring_weights"] = to_scoring_weights(request.scoring_weights)
+        if vector is not None:
+            fields["cue_embedding"] = vector
         if cue_tokens is not None:
-            arguments["cue_token_vectors"] = cue_tokens
+            fields["cue_token_vectors"] = cue_tokens
         if not member:
-            arguments.pop("session_id", None)
-            arguments["record_access"] = False
-        return self._native.recall(vector, **arguments)
+            fields.pop("session_id", None)
+        return self._native.recall(fields, record_access=member)
 
-    def add_edges(self, id: MemoryIdLike, edges: Sequence[Edge]) -> None:
-        """Adds edges from memory ``id`` to existing memories, stored in both directions. All
-        or nothing: a missing target raises :class:`~hebbs.errors.InvalidInputError` naming
-        ``edges[i].target``."""
-        request = parse(AddEdgesRequest, locals())
+    def _run_add_edges(self, request: AddEdgesRequest) -> None:
         self._native.add_edges(request.id, request.edges)
 
-    def put_token_vectors(self, items: Iterable[TokenVectorsItem]) -> None:
-        """Stores the quantised per-token vectors of existing memories (what a
-        late-interaction re-ranker matches against; see
-        :class:`hebbs.rerank.TokenVectorCache`), replacing any stored before. Each item is
-        ``(id, codes, scales)``: int8 codes ``[tokens, dimension]`` and one positive float32
-        scale per token. Durable; forget deletes them with the memory. All or nothing: a bad
-        shape or an unknown id raises :class:`~hebbs.errors.InvalidInputError` naming
-        ``items[i].codes``, ``items[i].scales``, ``items[i].dimension`` or ``items[i].id``."""
-        self._native.put_token_vectors(list(items))
+    def _run_put_token_vectors(self, request: PutTokenVectorsRequest) -> None:
+        self._native.put_token_vectors(request.items)
 
-    def get_token_vectors(self, ids: Sequence[MemoryIdLike]) -> list[TokenVectors | None]:
-        """The stored ``(codes, scales)`` of each of ``ids`` in one read, None where none are
-        stored."""
-        return self._native.get_token_vectors(parse(IdsRequest, locals()).ids)
+    def _run_get_token_vectors(self, request: GetTokenVectorsRequest) -> list[TokenVectors | None]:
+        return self._native.get_token_vectors(request.ids)
 
-    def revise(
-        self,
-        id: MemoryIdLike,
-        content: str | None = None,
-        importance: float | None = None,
-        context: Mapping[str, Any] | None = None,
-        embedding: Any = None,
-        entity_id: str | None = None,
-    ) -> Memory:
-        """Stores a revision of memory ``id`` and returns it.
-
-        The revision (kind ``revision``) supersedes ``id``: recall leaves ``id`` out unless
-        ``include_superseded``. Fields left None are inherited; new ``content`` is embedded
-        with the embedder unless ``embedding`` is given, and without new content the old
-        vector is kept.
-        """
-        request = parse(ReviseRequest, locals())
+    def _run_revise(self, request: ReviseRequest) -> Memory:
         vector = request.embedding
         tokens: TokenPair | None = None
         if vector is None and request.content is not None:
@@ -566,33 +404,10 @@ class Hebbs:
             token_vectors=tokens,
         )
 
-    def lineage(self, id: MemoryIdLike) -> list[Memory]:
-        """The revision chain through ``id``, oldest first."""
-        return self._native.lineage(parse(IdRequest, locals()).id)
+    def _run_lineage(self, request: LineageRequest) -> list[Memory]:
+        return self._native.lineage(request.id)
 
-    def forget(
-        self,
-        ids: Sequence[MemoryIdLike] | None = None,
-        entity_id: str | None = None,
-        older_than: TimestampLike | None = None,
-        importance_below: float | None = None,
-        kind: KindLike | None = None,
-        purge: bool = False,
-        limit: int | None = None,
-        filter: Mapping[str, Any] | None = None,
-    ) -> ForgetResult:
-        """Forgets memories, with everything derived from them.
-
-        The selectors are AND-combined and at least one is needed: ``ids``, ``entity_id``
-        (erasure of everything about the entity), ``older_than`` (created before),
-        ``importance_below``, ``kind``, ``filter`` (docs/filters.md). At most ``limit``
-        memories go per call (default ``DEFAULT_FORGET_LIMIT``); ``truncated`` in the result
-        says to call again. Vectors,
-        edges both ways, access counters, the timeline entry and insights derived from a
-        forgotten memory go too; each erased memory leaves a tombstone (a hash of the content,
-        never the content). ``purge`` also compacts the store so the bytes leave the disk.
-        """
-        request = parse(ForgetRequest, locals())
+    def _run_forget(self, request: ForgetRequest) -> ForgetResult:
         return self._native.forget(
             ids=request.ids,
             entity_id=request.entity_id,
@@ -604,51 +419,23 @@ class Hebbs:
             filter=request.filter,
         )
 
-    def forget_decayed(self, floor: float, limit: int | None = None) -> ForgetResult:
-        """Forgets up to ``limit`` memories whose decay score is below ``floor``."""
-        request = parse(ForgetDecayedRequest, locals())
+    def _run_forget_decayed(self, request: ForgetDecayedRequest) -> ForgetResult:
         limit = DEFAULT_FORGET_LIMIT if request.limit is None else request.limit
         return self._native.forget_decayed(request.floor, limit=limit)
 
-    def tombstone(self, id: MemoryIdLike) -> Tombstone | None:
-        """The tombstone of forgotten memory ``id``, or None."""
-        return self._native.tombstone(parse(IdRequest, locals()).id)
+    def _run_tombstone(self, request: TombstoneRequest) -> Tombstone | None:
+        return self._native.tombstone(request.id)
 
-    def tombstones(
-        self, after: MemoryIdLike | None = None, limit: int = DEFAULT_TOMBSTONE_PAGE
-    ) -> list[Tombstone]:
-        """Up to ``limit`` tombstones in id order; pass the last id as ``after`` for the next
-        page."""
-        request = parse(TombstonesRequest, locals())
+    def _run_tombstones(self, request: TombstonesRequest) -> list[Tombstone]:
         return self._native.tombstones(after=request.after, limit=request.limit)
 
-    def get_chat_context(self, session_id: str, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
-        """The memories conversation ``session_id`` touched (remembered with it, or returned
-        by a recall that named it), in the order of their first touch."""
-        request = parse(ChatContextRequest, locals())
+    def _run_get_chat_context(self, request: ChatContextRequest) -> list[Memory]:
         return self._native.chat_context(request.session_id, limit=request.limit)
 
-    def list_orphans(self, limit: int = DEFAULT_LIST_LIMIT) -> list[Memory]:
-        """Memories with no edge in either direction, newest first: candidates to connect."""
-        return self._native.list_orphans(limit=parse(ListRequest, locals()).limit)
+    def _run_list_orphans(self, request: OrphansRequest) -> list[Memory]:
+        return self._native.list_orphans(limit=request.limit)
 
-    def list_memories(
-        self,
-        entity_id: str | None = None,
-        kind: KindLike | None = None,
-        cursor: MemoryIdLike | None = None,
-        limit: int = DEFAULT_LIST_PAGE,
-        include_superseded: bool = False,
-        filter: Mapping[str, Any] | None = None,
-    ) -> MemoryPage:
-        """One page of the stored memories, oldest first: every memory in id order (the order
-        they were stored), or with ``entity_id`` that entity's timeline by ``created_at``.
-        ``kind`` keeps one kind and ``filter`` (docs/filters.md) what it selects; superseded
-        revisions are left out unless ``include_superseded``. Pass the page's ``next_cursor``
-        as ``cursor`` for the next page; the listing is complete when it is None (a page may
-        be short, even empty, before that). Listing is not recall: access counts are
-        unchanged."""
-        request = parse(ListMemoriesRequest, locals())
+    def _run_list_memories(self, request: ListMemoriesRequest) -> MemoryPage:
         return self._native.list_memories(
             entity_id=request.entity_id,
             kind=request.kind,
@@ -658,23 +445,7 @@ class Hebbs:
             filter=request.filter,
         )
 
-    def prime(
-        self,
-        entity_id: str,
-        cue: str | None = None,
-        max_memories: int = DEFAULT_PRIME_MAX_MEMORIES,
-        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
-        ef_search: int | None = None,
-        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
-        cue_embedding: Any = None,
-        include_embedding: bool = False,
-        filter: Mapping[str, Any] | None = None,
-    ) -> PrimeOutput:
-        """Warms an agent's context for ``entity_id``: its most recent memories blended with
-        its memories nearest ``cue`` (when given), ranked by the composite score; only those
-        ``filter`` selects when given (docs/filters.md).
-        :class:`PrimeOutput` says how many results each part found."""
-        request = parse(PrimeRequest, locals())
+    def _run_prime(self, request: PrimeRequest) -> PrimeOutput:
         vector = self._cue_vector(request.cue, request.cue_embedding, ("similarity",))
         return self._native.prime(
             request.entity_id,
@@ -737,24 +508,7 @@ class Hebbs:
             return vector
         return None
 
-    def subscribe(
-        self,
-        cue: str | None = None,
-        *,
-        embedding: Any = None,
-        entity_id: str | None = None,
-        confidence_threshold: float = DEFAULT_CONFIDENCE_THRESHOLD,
-        queue_capacity: int = DEFAULT_QUEUE_CAPACITY,
-        filter: Mapping[str, Any] | None = None,
-    ) -> Subscription:
-        """Opens a standing query: every memory remembered from now on whose cosine similarity
-        to ``cue`` (embedded like a recall cue; or pass ``embedding``) reaches
-        ``confidence_threshold`` is pushed to the returned :class:`~hebbs.Subscription`, in
-        commit order. ``entity_id`` restricts it to one entity, ``filter`` to the memories it
-        selects (docs/filters.md). A consumer more than
-        ``queue_capacity`` pushes behind loses the oldest (see :attr:`Subscription.dropped`).
-        """
-        request = parse(SubscribeRequest, locals())
+    def open_subscription(self, request: SubscribeRequest) -> Subscription:
         vector = self._subscription_cue(request.cue, request.embedding)
         native = self._native.subscribe(
             vector,
@@ -780,17 +534,9 @@ class Hebbs:
         vector: NDArray[np.float32] = self._embed([cue], query=True)[0]
         return vector
 
-    def find_contradictions(
-        self,
-        entity_id: str | None = None,
-        threshold: float = DEFAULT_CONTRADICTION_SIMILARITY,
-        limit: int = DEFAULT_CONTRADICTION_LIMIT,
+    def _run_find_contradictions(
+        self, request: FindContradictionsRequest
     ) -> list[ContradictionCandidate]:
-        """Candidate contradictions for an LLM or an agent to judge: pairs of live memories of
-        one entity (``entity_id``'s, or each entity's) whose cosine reaches ``threshold`` and
-        whose texts look opposed (a negation, an antonym pair, other numbers), most similar
-        first, at most ``limit``. Confirm one with :meth:`confirm_contradiction`."""
-        request = parse(FindContradictionsRequest, locals())
         return contradictions.find(
             self._native,
             request.entity_id,
@@ -799,14 +545,7 @@ class Hebbs:
             request.limit,
         )
 
-    def confirm_contradiction(
-        self, older_id: MemoryIdLike, newer_id: MemoryIdLike, resolution: str = "link"
-    ) -> Memory:
-        """Records that ``newer_id`` contradicts ``older_id``: ``"link"`` adds a
-        ``contradicts`` edge from the newer memory to the older and returns the newer;
-        ``"revise"`` revises the older memory with the newer one's content, importance and
-        context, forgets the newer, and returns the revision."""
-        request = parse(ConfirmContradictionRequest, locals())
+    def _run_confirm_contradiction(self, request: ConfirmContradictionRequest) -> Memory:
         if request.resolution not in RESOLUTIONS:
             raise invalid("resolution", f"expected one of {', '.join(RESOLUTIONS)}")
         older_id, newer_id = request.older_id, request.newer_id
@@ -824,18 +563,7 @@ class Hebbs:
         self._native.forget(ids=[newer.id])
         return revision
 
-    def index_documents(
-        self, paths: Sequence[str | os.PathLike[str]], progress: bool | None = None
-    ) -> IndexResult:
-        """Indexes Markdown and text files, or folders of them (``.md``, ``.markdown``,
-        ``.txt``): one ``document`` memory per file and a ``proposition`` memory per
-        statement, extracted by :attr:`llm` (offline: sentence segmentation and rule-based
-        entities), each with its main entity as ``entity_id`` (normalised), a role triple in
-        ``context`` and ``related_to`` / ``caused_by`` / ``followed_by`` edges. Incremental:
-        unchanged files cost a hash, changed files replace only their changed sections, files
-        gone from an indexed folder are forgotten. ``progress`` shows a bar (default: when
-        stderr is a terminal). See ``docs/indexing.md``."""
-        request = parse(IndexDocumentsRequest, locals())
+    def _run_index_documents(self, request: IndexDocumentsRequest) -> IndexResult:
         return index_pipeline.index_documents(self, self.llm, request.paths, request.progress)
 
     @property
@@ -850,26 +578,7 @@ class Hebbs:
         """The background reflection, when ``open`` started one."""
         return self._trigger
 
-    def reflect(
-        self,
-        entity_id: str | None = None,
-        since: TimestampLike | None = None,
-        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
-        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
-        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-    ) -> ReflectResult:
-        """Consolidates the scope's new memories into insights.
-
-        Reads the episodes, live revisions and indexed propositions of ``entity_id`` (or of the
-        whole store) stored after the scope's reflection cursor, created at or after ``since``
-        when given, at most ``max_memories``; clusters them; for each cluster of at least
-        ``min_cluster_size`` asks :attr:`llm` for insights and validates them against their
-        sources; stores the accepted ones (confidence at least ``min_confidence``) as
-        ``insight`` memories with ``insight_from`` edges to each source; moves the cursor. See
-        ``docs/reflection.md``.
-        Raises :class:`~hebbs.errors.LLMError` when the provider fails (the cursor stays).
-        """
-        request = parse(ReflectRequest, locals())
+    def _run_reflect(self, request: ReflectRequest) -> ReflectResult:
         with self._reflect_lock:
             return reflect_pipeline.reflect(
                 self,
@@ -881,31 +590,12 @@ class Hebbs:
                 min_confidence=request.min_confidence,
             )
 
-    def insights(
-        self,
-        entity_id: str | None = None,
-        min_confidence: float = 0.0,
-        include_stale: bool = False,
-    ) -> list[Insight]:
-        """The insights of ``entity_id`` (all when None), oldest first, with their confidence,
-        sources and staleness (a source revised since); stale ones only with
-        ``include_stale``."""
-        request = parse(InsightsRequest, locals())
+    def _run_insights(self, request: InsightsRequest) -> list[Insight]:
         return reflect_insights.list_insights(
             self._native, request.entity_id, request.min_confidence, request.include_stale
         )
 
-    def reflect_prepare(
-        self,
-        entity_id: str | None = None,
-        max_memories: int = DEFAULT_REFLECT_MAX_MEMORIES,
-        min_cluster_size: int = DEFAULT_MIN_CLUSTER_SIZE,
-        ttl: float | timedelta = DEFAULT_SESSION_TTL_S,
-    ) -> ReflectSession:
-        """Agent-driven reflection, step one: the clusters :meth:`reflect` would think about,
-        with their memories and the exact proposal prompts, in a session that expires after
-        ``ttl`` seconds. Answer with :meth:`reflect_commit`."""
-        request = parse(ReflectPrepareRequest, locals())
+    def _run_reflect_prepare(self, request: ReflectPrepareRequest) -> ReflectSession:
         with self._reflect_lock:
             return reflect_agent.prepare(
                 self,
@@ -915,27 +605,17 @@ class Hebbs:
                 ttl=request.ttl,
             )
 
-    def reflect_commit(
-        self, session_id: str, insights: Sequence[CommitInsight | Mapping[str, Any]]
-    ) -> CommitResult:
-        """Agent-driven reflection, step two: stores ``insights`` (each ``content``,
-        ``sources``: ids of memories of the session, ``confidence``) as :meth:`reflect` does,
-        moves the cursor and ends the session. Nothing is stored if one is invalid."""
-        request = parse(ReflectCommitRequest, locals())
+    def _run_reflect_commit(self, request: ReflectCommitRequest) -> CommitResult:
         with self._reflect_lock:
             return reflect_agent.commit(self, request.session_id, request.insights)
 
-    def health(self) -> HealthStatus:
-        """Serving state, version, memory count and uptime."""
+    def _run_health(self, request: HealthRequest) -> HealthStatus:
         return self._native.health()
 
-    def optimize(self) -> None:
-        """Finishes the vector index work that otherwise runs in the background (links the
-        pending vectors into the graph), so the next recalls skip their exact scan."""
+    def _run_optimize(self, request: OptimizeRequest) -> None:
         self._native.optimize()
 
-    def checkpoint(self) -> None:
-        """Writes the vector index checkpoint now (``close`` does it too)."""
+    def _run_checkpoint(self, request: CheckpointRequest) -> None:
         self._native.checkpoint()
 
     @property
@@ -961,32 +641,53 @@ class Hebbs:
         self.close()
 
 
-#: The :class:`RecallRequest` fields the native ``recall`` takes under the same name and as
-#: they are (``_recall`` maps the others: the cue, its vectors, the weights, ``force_regex``).
-_NATIVE_RECALL_FIELDS: frozenset[str] = frozenset(
+__all__ = ["EmbedderLike", "Hebbs", "KindLike", "StrategyLike", "recall_with"]
+
+#: The :class:`RecallRequest` fields this layer resolves before the native call: the preset, the
+#: organization, the regular-expression switch, the cue's vectors and a weights dict.
+_RESOLVED_RECALL_FIELDS: Final = frozenset(
     {
-        "strategies",
-        "top_k",
-        "entity_id",
-        "time_range",
-        "ef_search",
-        "rerank",
-        "rerank_top_n",
-        "include_embedding",
-        "seed_memory_id",
-        "edge_types",
-        "max_depth",
-        "direction",
-        "analogical_alpha",
-        "cue_context",
-        "rrf_k",
-        "min_relevance",
-        "graph_context",
-        "session_id",
-        "include_superseded",
-        "filter",
+        "quality",
+        "include_organization",
+        "force_regex",
+        "cue_embedding",
+        "cue_token_vectors",
+        "scoring_weights",
     }
 )
+
+
+#: The method that runs each operation's request on a :class:`Hebbs`.
+_HANDLERS: Final[dict[type[Any], Callable[[Hebbs, Any], Any]]] = {
+    RememberRequest: Hebbs._run_remember,
+    RememberManyRequest: Hebbs._run_remember_many,
+    GetRequest: Hebbs._run_get,
+    GetManyRequest: Hebbs._run_get_many,
+    RecallRequest: Hebbs._run_recall,
+    PrimeRequest: Hebbs._run_prime,
+    ReviseRequest: Hebbs._run_revise,
+    LineageRequest: Hebbs._run_lineage,
+    AddEdgesRequest: Hebbs._run_add_edges,
+    PutTokenVectorsRequest: Hebbs._run_put_token_vectors,
+    GetTokenVectorsRequest: Hebbs._run_get_token_vectors,
+    ForgetRequest: Hebbs._run_forget,
+    ForgetDecayedRequest: Hebbs._run_forget_decayed,
+    TombstoneRequest: Hebbs._run_tombstone,
+    TombstonesRequest: Hebbs._run_tombstones,
+    ChatContextRequest: Hebbs._run_get_chat_context,
+    OrphansRequest: Hebbs._run_list_orphans,
+    ListMemoriesRequest: Hebbs._run_list_memories,
+    FindContradictionsRequest: Hebbs._run_find_contradictions,
+    ConfirmContradictionRequest: Hebbs._run_confirm_contradiction,
+    IndexDocumentsRequest: Hebbs._run_index_documents,
+    ReflectRequest: Hebbs._run_reflect,
+    InsightsRequest: Hebbs._run_insights,
+    ReflectPrepareRequest: Hebbs._run_reflect_prepare,
+    ReflectCommitRequest: Hebbs._run_reflect_commit,
+    HealthRequest: Hebbs._run_health,
+    OptimizeRequest: Hebbs._run_optimize,
+    CheckpointRequest: Hebbs._run_checkpoint,
+}
 
 
 def recall_with(member: Hebbs, organization: Hebbs | None, request: RecallRequest) -> RecallOutput:

@@ -82,7 +82,7 @@ const COUNTERPARTS: readonly [string, string, readonly string[]][] = [
   ['TombstonesOptions', 'TombstonesRequest', []],
   ['SubscribeOptions', 'SubscribeRequest', []],
   ['GetOptions', 'GetRequest', ['id']],
-  ['LimitOptions', 'ListRequest', []],
+  ['LimitOptions', 'OrphansRequest', []],
   ['ScoringWeights', 'WeightsInput', []],
   ['RecallStrategyInput', '_StrategyForm', []],
   ['RecallStrategyConfig', '_StrategyForm', []],

@@ -10,7 +10,7 @@ use hebbs_core::engine::{
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::HnswParams;
-use hebbs_core::recall::{PrimeRequest, RecallRequest, Rerank, Strategy, StrategyConfig};
+use hebbs_core::recall::PrimeRequest;
 use hebbs_core::{Engine, EngineConfig, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -24,13 +24,12 @@ use crate::lifecycle::{
     extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
 };
 use crate::listing::MemoryPage;
-use crate::recall_types::{
-    extract_direction, extract_edge_types, PrimeOutput, RecallStrategyConfig,
-};
+use crate::recall_request::recall_request;
+use crate::recall_types::PrimeOutput;
 use crate::restore::restore_inputs;
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
-use crate::token_vectors::{extract_items, extract_pair, matrix_rows, to_arrays, TokenArrays};
+use crate::token_vectors::{extract_items, extract_pair, to_arrays, TokenArrays};
 use crate::types::{
     extract_edge_type, extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights,
 };
@@ -67,21 +66,8 @@ fn new_input(
     }
 }
 
-/// One entry of `strategies`: a name or a `RecallStrategyConfig`.
-fn strategy_config(item: &Bound<'_, PyAny>, i: usize) -> PyResult<StrategyConfig> {
-    if let Ok(config) = item.extract::<RecallStrategyConfig>() {
-        return Ok(config.inner);
-    }
-    let name: String = item.extract().map_err(|_| {
-        invalid_type(
-            &format!("strategies[{i}]"),
-            "expected a strategy name or a RecallStrategyConfig",
-        )
-    })?;
-    Ok(name.parse::<Strategy>().map_err(to_py_err)?.into())
-}
-
-fn vector_of(array: &PyReadonlyArray1<'_, f32>, field: &str) -> PyResult<Vec<f32>> {
+/// `array` as a vector, not empty; `field` names it in errors.
+pub fn vector_of(array: &PyReadonlyArray1<'_, f32>, field: &str) -> PyResult<Vec<f32>> {
     match array.as_slice() {
         Ok(slice) => Ok(slice.to_vec()),
         Err(_) => Ok(array.as_array().iter().copied().collect()),
@@ -332,90 +318,18 @@ impl NativeEngine {
         Memory::from_core(py, memory)
     }
 
-    /// Runs a recall. `strategies` holds names or `RecallStrategyConfig`s; `cue_embedding` is
-    /// needed by `similarity` and `analogical`, and by `causal` without a seed. With
-    /// `record_access` false it writes nothing (no access recorded, no chat context touched).
-    #[pyo3(signature = (cue_embedding = None, strategies = None, top_k = hebbs_core::recall::DEFAULT_TOP_K, entity_id = None, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, seed_memory_id = None, edge_types = None, max_depth = hebbs_core::recall::DEFAULT_CAUSAL_DEPTH, direction = None, analogical_alpha = hebbs_core::recall::DEFAULT_ANALOGICAL_ALPHA, cue_context = None, cue_text = None, rrf_k = hebbs_core::recall::DEFAULT_RRF_K, min_relevance = None, graph_context = hebbs_core::recall::DEFAULT_GRAPH_CONTEXT, session_id = None, include_superseded = false, rerank = None, rerank_top_n = hebbs_core::recall::DEFAULT_RERANK_TOP_N, cue_token_vectors = None, filter = None, record_access = true))]
-    #[allow(clippy::too_many_arguments)]
+    /// Runs a recall: `request` holds the fields of the Python `RecallRequest` the caller set
+    /// (`cue` its text, `cue_embedding` its vector; see `recall_request`), the others keep the
+    /// core's defaults. With `record_access` false it writes nothing (no access recorded, no
+    /// chat context touched).
+    #[pyo3(signature = (request, record_access = true))]
     fn recall(
         &self,
         py: Python<'_>,
-        cue_embedding: Option<PyReadonlyArray1<'_, f32>>,
-        strategies: Option<Vec<Bound<'_, PyAny>>>,
-        top_k: usize,
-        entity_id: Option<String>,
-        time_range: Option<(u64, u64)>,
-        ef_search: Option<usize>,
-        scoring_weights: Option<ScoringWeights>,
-        include_embedding: bool,
-        seed_memory_id: Option<&Bound<'_, PyAny>>,
-        edge_types: Option<Vec<Bound<'_, PyAny>>>,
-        max_depth: usize,
-        direction: Option<&str>,
-        analogical_alpha: f32,
-        cue_context: Option<&Bound<'_, PyAny>>,
-        cue_text: Option<String>,
-        rrf_k: u32,
-        min_relevance: Option<f32>,
-        graph_context: usize,
-        session_id: Option<String>,
-        include_superseded: bool,
-        rerank: Option<&str>,
-        rerank_top_n: usize,
-        cue_token_vectors: Option<PyReadonlyArray2<'_, f32>>,
-        filter: Option<&Bound<'_, PyAny>>,
+        request: &Bound<'_, PyDict>,
         record_access: bool,
     ) -> PyResult<RecallOutput> {
-        let filter = extract_filter(filter)?;
-        let strategies = match strategies {
-            Some(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| strategy_config(item, i))
-                .collect::<PyResult<Vec<_>>>()?,
-            None => vec![Strategy::Similarity.into()],
-        };
-        let cue_vector = cue_embedding
-            .map(|array| vector_of(&array, "cue"))
-            .transpose()?;
-        let seed_memory_id = seed_memory_id
-            .filter(|object| !object.is_none())
-            .map(|object| extract_id(object, "seed_memory_id"))
-            .transpose()?;
-        let cue_context = cue_context
-            .filter(|object| !object.is_none())
-            .map(|object| dict_to_map(object, "cue_context"))
-            .transpose()?;
-        let request = RecallRequest {
-            cue_vector,
-            cue_text,
-            rrf_k,
-            min_relevance,
-            graph_context,
-            session_id,
-            strategies,
-            top_k,
-            entity_id,
-            time_range,
-            ef_search,
-            seed_memory_id,
-            edge_types: extract_edge_types(edge_types, "edge_types")?,
-            max_depth,
-            direction: extract_direction(direction, "direction")?.unwrap_or_default(),
-            analogical_alpha,
-            cue_context,
-            scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
-            include_embedding,
-            include_superseded,
-            rerank: rerank
-                .map(str::parse::<Rerank>)
-                .transpose()
-                .map_err(to_py_err)?
-                .unwrap_or_default(),
-            rerank_top_n,
-            cue_token_vectors: cue_token_vectors.as_ref().map(matrix_rows),
-            filter,
-        };
+        let request = recall_request(request)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || {
             if record_access {

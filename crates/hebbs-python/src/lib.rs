@@ -5,10 +5,13 @@
 mod detach;
 mod engine;
 mod errors;
+mod fields;
 mod filter;
 mod json;
 mod lifecycle;
 mod listing;
+mod logging;
+mod recall_request;
 mod recall_types;
 mod restore;
 mod slot;
@@ -36,6 +39,7 @@ fn strategy_names<'py>(
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    logging::install();
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add(
         "DEFAULT_EF_SEARCH",

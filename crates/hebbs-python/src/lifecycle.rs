@@ -82,11 +82,17 @@ impl From<hebbs_core::ForgetResult> for ForgetResult {
 impl ForgetResult {
     /// This result as a JSON-ready dict of its properties.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            forgotten_count,
+            cascade_count,
+            tombstone_count,
+            truncated,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("forgotten_count", self.forgotten_count)?;
-        dict.set_item("cascade_count", self.cascade_count)?;
-        dict.set_item("tombstone_count", self.tombstone_count)?;
-        dict.set_item("truncated", self.truncated)?;
+        dict.set_item("forgotten_count", forgotten_count)?;
+        dict.set_item("cascade_count", cascade_count)?;
+        dict.set_item("tombstone_count", tombstone_count)?;
+        dict.set_item("truncated", truncated)?;
         Ok(dict)
     }
 
@@ -169,15 +175,24 @@ impl Tombstone {
         self.inner.content_sha256_hex()
     }
 
-    /// This tombstone as a JSON-ready dict: every property but `id_hex`, the id as hex, the
-    /// kind as its value.
+    /// This tombstone as a JSON-ready dict: every property, the id as hex, the kind as its
+    /// value.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let memory::Tombstone {
+            id,
+            entity_id,
+            kind,
+            created_at,
+            forgotten_at,
+            content_sha256: _,
+        } = &self.inner;
         let dict = PyDict::new(py);
-        dict.set_item("id", self.inner.id.to_hex())?;
-        dict.set_item("entity_id", &self.inner.entity_id)?;
-        dict.set_item("kind", self.inner.kind.as_str())?;
-        dict.set_item("created_at", self.inner.created_at)?;
-        dict.set_item("forgotten_at", self.inner.forgotten_at)?;
+        dict.set_item("id", id.to_hex())?;
+        dict.set_item("id_hex", id.to_hex())?;
+        dict.set_item("entity_id", entity_id)?;
+        dict.set_item("kind", kind.as_str())?;
+        dict.set_item("created_at", created_at)?;
+        dict.set_item("forgotten_at", forgotten_at)?;
         dict.set_item("content_sha256", self.inner.content_sha256_hex())?;
         Ok(dict)
     }

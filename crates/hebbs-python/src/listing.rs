@@ -46,9 +46,13 @@ impl MemoryPage {
     /// This page as a JSON-ready dict: memories (as `Memory.to_dict` writes them) and
     /// next_cursor (32 hex digits or None).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            memories,
+            next_cursor,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("memories", list_of(py, &self.memories, Memory::to_wire)?)?;
-        dict.set_item("next_cursor", self.next_cursor.map(|id| id.to_hex()))?;
+        dict.set_item("memories", list_of(py, memories, Memory::to_wire)?)?;
+        dict.set_item("next_cursor", next_cursor.map(|id| id.to_hex()))?;
         Ok(dict)
     }
 

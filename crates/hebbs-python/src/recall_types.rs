@@ -5,9 +5,23 @@ use hebbs_core::recall::{self, CausalDirection, Strategy, StrategyConfig};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
-use crate::errors::{invalid, to_py_err};
+use crate::errors::{invalid, invalid_type, to_py_err};
 use crate::types::{extract_edge_type, extract_id, EdgeType, RecallOutput, RecallResult};
 use crate::wire::Reader;
+
+/// One entry of `strategies`: a name or a `RecallStrategyConfig`.
+pub fn strategy_config(item: &Bound<'_, PyAny>, i: usize) -> PyResult<StrategyConfig> {
+    if let Ok(config) = item.extract::<RecallStrategyConfig>() {
+        return Ok(config.inner);
+    }
+    let name: String = item.extract().map_err(|_| {
+        invalid_type(
+            &format!("strategies[{i}]"),
+            "expected a strategy name or a RecallStrategyConfig",
+        )
+    })?;
+    Ok(name.parse::<Strategy>().map_err(to_py_err)?.into())
+}
 
 /// Parses a list of `EdgeType`s or names; `field` names the argument.
 pub fn extract_edge_types(
@@ -193,10 +207,15 @@ impl PrimeOutput {
 
     /// This output as a JSON-ready dict: results, temporal_count, similarity_count.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            results,
+            temporal_count,
+            similarity_count,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("results", RecallResult::list_to_wire(py, &self.results)?)?;
-        dict.set_item("temporal_count", self.temporal_count)?;
-        dict.set_item("similarity_count", self.similarity_count)?;
+        dict.set_item("results", RecallResult::list_to_wire(py, results)?)?;
+        dict.set_item("temporal_count", temporal_count)?;
+        dict.set_item("similarity_count", similarity_count)?;
         Ok(dict)
     }
 

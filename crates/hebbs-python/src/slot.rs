@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use hebbs_core::{Engine, HebbsError};
+use pyo3::Python;
 
 /// Holds the engine until it is closed.
 pub struct EngineSlot(Mutex<Option<Arc<Engine>>>);
@@ -28,5 +29,15 @@ impl EngineSlot {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
+    }
+}
+
+impl Drop for EngineSlot {
+    /// A store never closed is closed here, with the GIL released: closing joins the engine's
+    /// threads, and one of them may be waiting for the GIL to log.
+    fn drop(&mut self) {
+        if let Some(engine) = self.take() {
+            Python::attach(|py| py.detach(move || drop(engine)));
+        }
     }
 }

@@ -77,12 +77,19 @@ impl SubscribePush {
     /// This push as a JSON-ready dict: the memory nested in its own shape (see
     /// `Memory.to_dict`).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            subscription_id,
+            memory,
+            confidence,
+            push_timestamp_us,
+            sequence_number,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("subscription_id", self.subscription_id)?;
-        dict.set_item("memory", self.memory.get().to_wire(py)?)?;
-        dict.set_item("confidence", self.confidence)?;
-        dict.set_item("push_timestamp_us", self.push_timestamp_us)?;
-        dict.set_item("sequence_number", self.sequence_number)?;
+        dict.set_item("subscription_id", subscription_id)?;
+        dict.set_item("memory", memory.get().to_wire(py)?)?;
+        dict.set_item("confidence", confidence)?;
+        dict.set_item("push_timestamp_us", push_timestamp_us)?;
+        dict.set_item("sequence_number", sequence_number)?;
         Ok(dict)
     }
 

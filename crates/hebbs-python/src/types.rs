@@ -284,21 +284,37 @@ impl Memory {
 
     /// The wire shape (see [`crate::wire`]); the context is a copy.
     pub fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            id,
+            content,
+            importance,
+            context,
+            entity_id,
+            created_at,
+            updated_at,
+            last_accessed_at,
+            access_count,
+            decay_score,
+            kind,
+            superseded,
+            embedding,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("id", self.id.to_hex())?;
-        dict.set_item("content", &self.content)?;
-        dict.set_item("importance", self.importance)?;
-        let context = dict_to_map(self.context.bind(py), "context")?;
+        dict.set_item("id", id.to_hex())?;
+        dict.set_item("id_hex", id.to_hex())?;
+        dict.set_item("content", content)?;
+        dict.set_item("importance", importance)?;
+        let context = dict_to_map(context.bind(py), "context")?;
         dict.set_item("context", map_to_dict(py, &context)?)?;
-        dict.set_item("entity_id", &self.entity_id)?;
-        dict.set_item("created_at", self.created_at)?;
-        dict.set_item("updated_at", self.updated_at)?;
-        dict.set_item("last_accessed_at", self.last_accessed_at)?;
-        dict.set_item("access_count", self.access_count)?;
-        dict.set_item("decay_score", self.decay_score)?;
-        dict.set_item("kind", CoreKind::from(self.kind).as_str())?;
-        dict.set_item("superseded", self.superseded)?;
-        let embedding = match &self.embedding {
+        dict.set_item("entity_id", entity_id)?;
+        dict.set_item("created_at", created_at)?;
+        dict.set_item("updated_at", updated_at)?;
+        dict.set_item("last_accessed_at", last_accessed_at)?;
+        dict.set_item("access_count", access_count)?;
+        dict.set_item("decay_score", decay_score)?;
+        dict.set_item("kind", CoreKind::from(*kind).as_str())?;
+        dict.set_item("superseded", superseded)?;
+        let embedding = match embedding {
             Some(array) => Some(array.bind(py).call_method0("tolist")?),
             None => None,
         };
@@ -343,8 +359,8 @@ impl Memory {
         self.id.to_hex()
     }
 
-    /// This memory as a JSON-ready dict: every property but `id_hex`, the id as hex, the kind
-    /// as its value, the embedding as a list of floats or None.
+    /// This memory as a JSON-ready dict: every property, the id as hex, the kind as its value,
+    /// the embedding as a list of floats or None.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.to_wire(py)
     }
@@ -495,20 +511,35 @@ impl From<recall::StrategyDetail> for StrategyDetail {
 
 impl StrategyDetail {
     fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            strategy,
+            relevance,
+            distance,
+            timestamp,
+            rank,
+            depth,
+            embedding_similarity,
+            structural_similarity,
+            dense_score,
+            bm25_score,
+            rrf_score,
+            late_interaction_score,
+            rerank_score,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("strategy", self.strategy)?;
-        dict.set_item("relevance", self.relevance)?;
-        dict.set_item("distance", self.distance)?;
-        dict.set_item("timestamp", self.timestamp)?;
-        dict.set_item("rank", self.rank)?;
-        dict.set_item("depth", self.depth)?;
-        dict.set_item("embedding_similarity", self.embedding_similarity)?;
-        dict.set_item("structural_similarity", self.structural_similarity)?;
-        dict.set_item("dense_score", self.dense_score)?;
-        dict.set_item("bm25_score", self.bm25_score)?;
-        dict.set_item("rrf_score", self.rrf_score)?;
-        dict.set_item("late_interaction_score", self.late_interaction_score)?;
-        dict.set_item("rerank_score", self.rerank_score)?;
+        dict.set_item("strategy", strategy)?;
+        dict.set_item("relevance", relevance)?;
+        dict.set_item("distance", distance)?;
+        dict.set_item("timestamp", timestamp)?;
+        dict.set_item("rank", rank)?;
+        dict.set_item("depth", depth)?;
+        dict.set_item("embedding_similarity", embedding_similarity)?;
+        dict.set_item("structural_similarity", structural_similarity)?;
+        dict.set_item("dense_score", dense_score)?;
+        dict.set_item("bm25_score", bm25_score)?;
+        dict.set_item("rrf_score", rrf_score)?;
+        dict.set_item("late_interaction_score", late_interaction_score)?;
+        dict.set_item("rerank_score", rerank_score)?;
         Ok(dict)
     }
 
@@ -602,13 +633,20 @@ pub struct RecallResult {
 
 impl RecallResult {
     fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            memory,
+            score,
+            signals: _,
+            strategy_details,
+            expansion_context,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("memory", self.memory.get().to_wire(py)?)?;
-        dict.set_item("score", self.score)?;
+        dict.set_item("memory", memory.get().to_wire(py)?)?;
+        dict.set_item("score", score)?;
         dict.set_item("scores", self.scores(py))?;
-        let details = list_of(py, &self.strategy_details, StrategyDetail::to_wire)?;
+        let details = list_of(py, strategy_details, StrategyDetail::to_wire)?;
         dict.set_item("strategy_details", details)?;
-        let context = list_of(py, &self.expansion_context, ExpansionEdge::to_wire)?;
+        let context = list_of(py, expansion_context, ExpansionEdge::to_wire)?;
         dict.set_item("expansion_context", context)?;
         Ok(dict)
     }
@@ -749,12 +787,19 @@ const DIRECTIONS: [&str; 2] = ["outgoing", "incoming"];
 
 impl ExpansionEdge {
     fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            edge_type,
+            direction,
+            confidence,
+            preview,
+            neighbor,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("edge_type", CoreEdgeType::from(self.edge_type).as_str())?;
-        dict.set_item("direction", self.direction)?;
-        dict.set_item("confidence", self.confidence)?;
-        dict.set_item("preview", &self.preview)?;
-        dict.set_item("neighbor_id", self.neighbor.to_hex())?;
+        dict.set_item("edge_type", CoreEdgeType::from(*edge_type).as_str())?;
+        dict.set_item("direction", direction)?;
+        dict.set_item("confidence", confidence)?;
+        dict.set_item("preview", preview)?;
+        dict.set_item("neighbor_id", neighbor.to_hex())?;
         Ok(dict)
     }
 
@@ -814,10 +859,15 @@ pub struct StrategyError {
 
 impl StrategyError {
     fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            strategy,
+            message,
+            field,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("strategy", self.strategy)?;
-        dict.set_item("message", &self.message)?;
-        dict.set_item("field", &self.field)?;
+        dict.set_item("strategy", strategy)?;
+        dict.set_item("message", message)?;
+        dict.set_item("field", field)?;
         Ok(dict)
     }
 
@@ -916,12 +966,18 @@ impl RecallOutput {
     }
 
     fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            results,
+            strategy_errors,
+            below_threshold,
+            organization_memory,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("results", RecallResult::list_to_wire(py, &self.results)?)?;
-        let errors = list_of(py, &self.strategy_errors, StrategyError::to_wire)?;
+        dict.set_item("results", RecallResult::list_to_wire(py, results)?)?;
+        let errors = list_of(py, strategy_errors, StrategyError::to_wire)?;
         dict.set_item("strategy_errors", errors)?;
-        dict.set_item("below_threshold", self.below_threshold)?;
-        let organization = match &self.organization_memory {
+        dict.set_item("below_threshold", below_threshold)?;
+        let organization = match organization_memory {
             Some(output) => Some(output.get().to_wire(py)?),
             None => None,
         };
@@ -1009,11 +1065,17 @@ impl From<hebbs_core::HealthStatus> for HealthStatus {
 impl HealthStatus {
     /// This status as a JSON-ready dict of its properties.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Self {
+            serving,
+            version,
+            memory_count,
+            uptime_seconds,
+        } = self;
         let dict = PyDict::new(py);
-        dict.set_item("serving", self.serving)?;
-        dict.set_item("version", &self.version)?;
-        dict.set_item("memory_count", self.memory_count)?;
-        dict.set_item("uptime_seconds", self.uptime_seconds)?;
+        dict.set_item("serving", serving)?;
+        dict.set_item("version", version)?;
+        dict.set_item("memory_count", memory_count)?;
+        dict.set_item("uptime_seconds", uptime_seconds)?;
         Ok(dict)
     }
 

@@ -3,8 +3,11 @@
 //!
 //! An object holds every public property of the type by its name; ids are 32 lower-case hex
 //! digits, `EdgeType` / `MemoryKind` their `.value`, an embedding a list of floats or null, and
-//! nested types the same shape recursively. Derived properties (`id_hex`) are not written; a
-//! recall result's `scores` is (it carries the composite's four signals, read back from it). Reading is tolerant: unknown keys are ignored (a newer server may add fields) and a
+//! nested types the same shape recursively, derived properties too (`id_hex`; a recall result's
+//! `scores`, the composite's four signals, read back from it). It is the one encoder of each
+//! result type: the REST server, MCP, the CLI's `--json` and export write it, the client reads
+//! it. Every encoder destructures its type, so a field added to one is a compile error there
+//! until it is written. Reading is tolerant: unknown keys are ignored (a newer server may add fields) and a
 //! missing optional property reads as None; every other problem is an `InvalidInputError` naming
 //! the dotted path of the value (`results[0].memory.id`).
 

@@ -14,7 +14,7 @@ import functools
 import inspect
 import sys
 from collections.abc import Mapping
-from typing import Any, Callable, Final, Literal, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
@@ -36,7 +36,14 @@ from hebbs._native import (
     DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
     DEFAULT_TOP_K,
+    ForgetResult,
+    HealthStatus,
+    Memory,
+    MemoryPage,
+    PrimeOutput,
+    RecallOutput,
     ScoringWeights,
+    Tombstone,
 )
 from hebbs.api.fields import (
     Content,
@@ -76,6 +83,13 @@ from hebbs.reflect.constants import (
     DEFAULT_SESSION_TTL_S,
 )
 
+if TYPE_CHECKING:
+    # Results named in string form by the models' ``Returns`` (their modules import this one).
+    from hebbs.consolidate import ContradictionCandidate  # noqa: F401
+    from hebbs.index import IndexResult  # noqa: F401
+    from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession  # noqa: F401
+    from hebbs.types import TokenVectors  # noqa: F401
+
 if sys.version_info >= (3, 10):
     from typing import Concatenate, ParamSpec
 else:
@@ -103,10 +117,20 @@ RerankName = Literal["none", "late_interaction"]
 QualityName = Literal["fast", "best"]
 
 
+Result = TypeVar("Result", covariant=True)
+
+
 class Request(BaseModel):
     """The base of every request: unknown fields are refused, native values pass as they are."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+
+
+class Returns(Generic[Result]):
+    """What an operation's request gives when it runs, for the type checker: ``run`` of a
+    ``Returns[T]`` request is a ``T`` (:class:`hebbs.api.operations.Operations`)."""
+
+    __slots__ = ()
 
 
 class OpenRequest(Request):
@@ -125,7 +149,7 @@ class OpenRequest(Request):
     token_vectors: Flag = DEFAULT_TOKEN_VECTORS
 
 
-class RememberRequest(Request):
+class RememberRequest(Request, Returns[Memory]):
     content: Content
     importance: Number = DEFAULT_IMPORTANCE
     context: Optional[JsonObject] = None
@@ -139,11 +163,11 @@ class RememberRequest(Request):
     dedup_threshold: Fraction = DEFAULT_DEDUP_THRESHOLD
 
 
-class RememberManyRequest(Request):
+class RememberManyRequest(Request, Returns["list[Memory]"]):
     items: list[RememberRequest]
 
 
-class GetRequest(Request):
+class GetRequest(Request, Returns[Memory]):
     id: MemoryIdField
     include_embedding: Flag = False
 
@@ -152,11 +176,37 @@ class IdRequest(Request):
     id: MemoryIdField
 
 
-class IdsRequest(Request):
+class LineageRequest(IdRequest, Returns["list[Memory]"]):
+    """``lineage``: the revision chain through ``id``."""
+
+
+class TombstoneRequest(IdRequest, Returns[Optional[Tombstone]]):
+    """``tombstone``: the tombstone of forgotten memory ``id``."""
+
+
+class GetTokenVectorsRequest(Request, Returns["list[TokenVectors | None]"]):
     ids: IdList
 
 
-class GetManyRequest(Request):
+class PutTokenVectorsRequest(Request, Returns[None]):
+    """``put_token_vectors``: the native call checks each ``(id, codes, scales)`` item."""
+
+    items: list[Any]
+
+
+class HealthRequest(Request, Returns[HealthStatus]):
+    """``health``: no parameters."""
+
+
+class OptimizeRequest(Request, Returns[None]):
+    """``optimize``: no parameters."""
+
+
+class CheckpointRequest(Request, Returns[None]):
+    """``checkpoint``: no parameters."""
+
+
+class GetManyRequest(Request, Returns["list[Memory | None]"]):
     ids: IdList
     include_embedding: Flag = False
 
@@ -184,7 +234,7 @@ class RankedRequest(Request):
     filter: Optional[FilterObject] = None
 
 
-class RecallRequest(RankedRequest):
+class RecallRequest(RankedRequest, Returns[RecallOutput]):
     strategies: Optional[StrategyList] = None
     top_k: Count = DEFAULT_TOP_K
     entity_id: Optional[Text] = None
@@ -207,7 +257,7 @@ class RecallRequest(RankedRequest):
     quality: Optional[QualityName] = None
 
 
-class PrimeRequest(RankedRequest):
+class PrimeRequest(RankedRequest, Returns[PrimeOutput]):
     entity_id: Text
     max_memories: Count = DEFAULT_PRIME_MAX_MEMORIES
 
@@ -222,7 +272,7 @@ class ReviseChanges(Request):
     entity_id: Optional[Text] = None
 
 
-class ReviseRequest(ReviseChanges):
+class ReviseRequest(ReviseChanges, Returns[Memory]):
     id: MemoryIdField
 
 
@@ -232,11 +282,11 @@ class EdgesRequest(Request):
     edges: EdgeList
 
 
-class AddEdgesRequest(EdgesRequest):
+class AddEdgesRequest(EdgesRequest, Returns[None]):
     id: MemoryIdField
 
 
-class ForgetRequest(Request):
+class ForgetRequest(Request, Returns[ForgetResult]):
     ids: Optional[IdList] = None
     entity_id: Optional[Text] = None
     older_than: Optional[Micros] = None
@@ -247,26 +297,26 @@ class ForgetRequest(Request):
     limit: Optional[Positive] = None
 
 
-class ForgetDecayedRequest(Request):
+class ForgetDecayedRequest(Request, Returns[ForgetResult]):
     floor: Number
     limit: Optional[Positive] = None
 
 
-class TombstonesRequest(Request):
+class TombstonesRequest(Request, Returns["list[Tombstone]"]):
     after: Optional[MemoryIdField] = None
     limit: Positive = DEFAULT_TOMBSTONE_PAGE
 
 
-class ChatContextRequest(Request):
+class ChatContextRequest(Request, Returns["list[Memory]"]):
     session_id: Text
     limit: Count = DEFAULT_LIST_LIMIT
 
 
-class ListRequest(Request):
+class OrphansRequest(Request, Returns["list[Memory]"]):
     limit: Count = DEFAULT_LIST_LIMIT
 
 
-class ListMemoriesRequest(Request):
+class ListMemoriesRequest(Request, Returns[MemoryPage]):
     entity_id: Optional[Text] = None
     kind: Optional[KindField] = None
     cursor: Optional[MemoryIdField] = None
@@ -284,7 +334,7 @@ class SubscribeRequest(Request):
     filter: Optional[FilterObject] = None
 
 
-class ReflectRequest(Request):
+class ReflectRequest(Request, Returns["ReflectResult"]):
     entity_id: Optional[Text] = None
     since: Optional[Micros] = None
     max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
@@ -292,13 +342,13 @@ class ReflectRequest(Request):
     min_confidence: Fraction = DEFAULT_MIN_CONFIDENCE
 
 
-class InsightsRequest(Request):
+class InsightsRequest(Request, Returns["list[Insight]"]):
     entity_id: Optional[Text] = None
     min_confidence: Fraction = 0.0
     include_stale: Flag = False
 
 
-class ReflectPrepareRequest(Request):
+class ReflectPrepareRequest(Request, Returns["ReflectSession"]):
     entity_id: Optional[Text] = None
     max_memories: Positive = DEFAULT_REFLECT_MAX_MEMORIES
     min_cluster_size: Positive = DEFAULT_MIN_CLUSTER_SIZE
@@ -314,23 +364,23 @@ class CommitInsight(Request):
     confidence: Fraction = 1.0
 
 
-class ReflectCommitRequest(Request):
+class ReflectCommitRequest(Request, Returns["CommitResult"]):
     session_id: Text
     insights: list[CommitInsight]
 
 
-class IndexDocumentsRequest(Request):
+class IndexDocumentsRequest(Request, Returns["IndexResult"]):
     paths: list[PathField]
     progress: Optional[Flag] = None
 
 
-class FindContradictionsRequest(Request):
+class FindContradictionsRequest(Request, Returns["list[ContradictionCandidate]"]):
     entity_id: Optional[Text] = None
     threshold: Fraction = DEFAULT_CONTRADICTION_SIMILARITY
     limit: Positive = DEFAULT_CONTRADICTION_LIMIT
 
 
-class ConfirmContradictionRequest(Request):
+class ConfirmContradictionRequest(Request, Returns[Memory]):
     older_id: MemoryIdField
     newer_id: MemoryIdField
     resolution: Text = "link"

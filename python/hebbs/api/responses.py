@@ -1,12 +1,13 @@
 """The JSON form of every result type: what the server sends and the client reads.
 
-Each native type (``Memory``, ``RecallOutput``, ...) becomes an object with every public
-property by its name: ids (``bytes``) as 32 lowercase hex digits, :class:`EdgeType` and
+Each result type has one encoder, its own ``to_dict`` (the binding's for the native types,
+:mod:`hebbs.reflect.results`' and :mod:`hebbs.consolidate.contradictions`' for theirs): an object
+with every public property by its name, ids as 32 lowercase hex digits, :class:`EdgeType` and
 :class:`MemoryKind` as their ``.value``, numpy arrays as lists of floats (or null), nested types
-recursively and lists as lists. One encoder per type (``encode_memory``, ...) builds the
-JSON-ready dict; one pydantic model per type (``MemoryOut``, ...) describes it for the OpenAPI
-document and lets a test or a client check a body (``extra="forbid"``: a field the encoder
-adds must be added to the model too). ``ErrorOut`` is the body of every failure.
+recursively. :func:`wire` applies it to an operation's result; the client reads it back with
+the types' ``from_dict``. One pydantic model per type (``MemoryOut``, ...) describes it for the
+OpenAPI document and lets a test or a client check a body (``extra="forbid"``: a field an
+encoder adds must be added to its model too). ``ErrorOut`` is the body of every failure.
 """
 
 from __future__ import annotations
@@ -14,23 +15,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
-
-from hebbs._native import (
-    ExpansionEdge,
-    ForgetResult,
-    HealthStatus,
-    Memory,
-    MemoryPage,
-    PrimeOutput,
-    RecallOutput,
-    RecallResult,
-    StrategyDetail,
-    StrategyError,
-    SubscribePush,
-    Tombstone,
-)
-from hebbs.consolidate.contradictions import ContradictionCandidate
-from hebbs.reflect.results import CommitResult, Insight, ReflectSession
 
 #: A JSON object as the encoders build it.
 JsonObject = dict[str, Any]
@@ -162,11 +146,6 @@ class ContradictionOut(Out):
     reason: str
 
 
-def encode_contradiction(candidate: ContradictionCandidate) -> JsonObject:
-    older, newer = encode_memory(candidate.older), encode_memory(candidate.newer)
-    return {**candidate.to_dict(), "older": older, "newer": newer}
-
-
 class ReflectResultOut(Out):
     insights_created: int
     clusters_found: int
@@ -201,156 +180,14 @@ class CommitResultOut(Out):
     insights: list[MemoryOut]
 
 
-def encode_insight(insight: Insight) -> JsonObject:
-    return {**insight.to_dict(), "memory": encode_memory(insight.memory)}
-
-
-def encode_reflect_session(session: ReflectSession) -> JsonObject:
-    clusters = [
-        {**cluster.to_dict(), "memories": encode_memories(cluster.memories)}
-        for cluster in session.clusters
-    ]
-    return {**session.to_dict(), "clusters": clusters}
-
-
-def encode_commit_result(result: CommitResult) -> JsonObject:
-    return {**result.to_dict(), "insights": encode_memories(result.insights)}
-
-
-def encode_memory(memory: Memory) -> JsonObject:
-    embedding = memory.embedding
-    return {
-        "id": memory.id.hex(),
-        "id_hex": memory.id_hex,
-        "content": memory.content,
-        "importance": memory.importance,
-        "context": memory.context,
-        "entity_id": memory.entity_id,
-        "created_at": memory.created_at,
-        "updated_at": memory.updated_at,
-        "last_accessed_at": memory.last_accessed_at,
-        "access_count": memory.access_count,
-        "decay_score": memory.decay_score,
-        "kind": memory.kind.value,
-        "superseded": memory.superseded,
-        "embedding": None if embedding is None else [float(x) for x in embedding.tolist()],
-    }
-
-
-def encode_memories(memories: list[Memory]) -> list[JsonObject]:
-    return [encode_memory(memory) for memory in memories]
-
-
-def encode_optional_memories(memories: list[Memory | None]) -> list[JsonObject | None]:
-    return [None if memory is None else encode_memory(memory) for memory in memories]
-
-
-def encode_memory_page(page: MemoryPage) -> JsonObject:
-    cursor = page.next_cursor
-    return {
-        "memories": encode_memories(page.memories),
-        "next_cursor": None if cursor is None else cursor.hex(),
-    }
-
-
-def encode_strategy_detail(detail: StrategyDetail) -> JsonObject:
-    return {
-        "strategy": detail.strategy,
-        "relevance": detail.relevance,
-        "distance": detail.distance,
-        "timestamp": detail.timestamp,
-        "rank": detail.rank,
-        "depth": detail.depth,
-        "embedding_similarity": detail.embedding_similarity,
-        "structural_similarity": detail.structural_similarity,
-        "dense_score": detail.dense_score,
-        "bm25_score": detail.bm25_score,
-        "rrf_score": detail.rrf_score,
-        "late_interaction_score": detail.late_interaction_score,
-        "rerank_score": detail.rerank_score,
-    }
-
-
-def encode_expansion_edge(edge: ExpansionEdge) -> JsonObject:
-    return {
-        "edge_type": edge.edge_type.value,
-        "direction": edge.direction,
-        "confidence": edge.confidence,
-        "preview": edge.preview,
-        "neighbor_id": edge.neighbor_id.hex(),
-    }
-
-
-def encode_recall_result(result: RecallResult) -> JsonObject:
-    return {
-        "memory": encode_memory(result.memory),
-        "score": result.score,
-        "strategy_details": [encode_strategy_detail(d) for d in result.strategy_details],
-        "expansion_context": [encode_expansion_edge(e) for e in result.expansion_context],
-        "scores": dict(result.scores),
-    }
-
-
-def encode_strategy_error(error: StrategyError) -> JsonObject:
-    return {"strategy": error.strategy, "message": error.message, "field": error.field}
-
-
-def encode_recall_output(output: RecallOutput) -> JsonObject:
-    organization = output.organization_memory
-    return {
-        "results": [encode_recall_result(result) for result in output.results],
-        "strategy_errors": [encode_strategy_error(error) for error in output.strategy_errors],
-        "below_threshold": output.below_threshold,
-        "organization_memory": None if organization is None else encode_recall_output(organization),
-    }
-
-
-def encode_prime_output(output: PrimeOutput) -> JsonObject:
-    return {
-        "results": [encode_recall_result(result) for result in output.results],
-        "temporal_count": output.temporal_count,
-        "similarity_count": output.similarity_count,
-    }
-
-
-def encode_forget_result(result: ForgetResult) -> JsonObject:
-    return {
-        "forgotten_count": result.forgotten_count,
-        "cascade_count": result.cascade_count,
-        "tombstone_count": result.tombstone_count,
-        "truncated": result.truncated,
-    }
-
-
-def encode_tombstone(tombstone: Tombstone) -> JsonObject:
-    return {
-        "id": tombstone.id.hex(),
-        "id_hex": tombstone.id_hex,
-        "entity_id": tombstone.entity_id,
-        "kind": tombstone.kind.value,
-        "created_at": tombstone.created_at,
-        "forgotten_at": tombstone.forgotten_at,
-        "content_sha256": tombstone.content_sha256,
-    }
-
-
-def encode_health_status(status: HealthStatus) -> JsonObject:
-    return {
-        "serving": status.serving,
-        "version": status.version,
-        "memory_count": status.memory_count,
-        "uptime_seconds": status.uptime_seconds,
-    }
-
-
-def encode_subscribe_push(push: SubscribePush) -> JsonObject:
-    return {
-        "subscription_id": push.subscription_id,
-        "memory": encode_memory(push.memory),
-        "confidence": push.confidence,
-        "push_timestamp_us": push.push_timestamp_us,
-        "sequence_number": push.sequence_number,
-    }
+def wire(result: Any) -> Any:
+    """The JSON form of an operation's result: its type's ``to_dict``, a list item by item,
+    None as null."""
+    if result is None:
+        return None
+    if isinstance(result, list):
+        return [wire(item) for item in result]
+    return result.to_dict()
 
 
 __all__ = [
@@ -368,18 +205,5 @@ __all__ = [
     "StrategyErrorOut",
     "SubscribePushOut",
     "TombstoneOut",
-    "encode_expansion_edge",
-    "encode_forget_result",
-    "encode_health_status",
-    "encode_memories",
-    "encode_memory",
-    "encode_memory_page",
-    "encode_optional_memories",
-    "encode_prime_output",
-    "encode_recall_output",
-    "encode_recall_result",
-    "encode_strategy_detail",
-    "encode_strategy_error",
-    "encode_subscribe_push",
-    "encode_tombstone",
+    "wire",
 ]

@@ -15,7 +15,7 @@ from hebbs.api import (
     ChatContextRequest,
     GetRequest,
     ListMemoriesRequest,
-    ListRequest,
+    OrphansRequest,
     PrimeRequest,
     RecallRequest,
     RememberRequest,
@@ -59,6 +59,11 @@ def request(model: type[R], **given: Any) -> R:
     return parse(model, {name: value for name, value in given.items() if value is not None})
 
 
+def time_range(since: int | None, until: int | None) -> tuple[int | None, int | None] | None:
+    """``--since`` / ``--until`` as the ``time_range`` the models take (None: neither given)."""
+    return None if since is None and until is None else (since, until)
+
+
 def scoring_weights(four: Weights | None) -> dict[str, float] | None:
     """``--weights`` as the ``scoring_weights`` dict the models take."""
     return None if four is None else dict(zip(WEIGHT_NAMES, four))
@@ -77,22 +82,13 @@ def remember(args: argparse.Namespace) -> Run:
         edges=edges,
         created_at=args.created_at,
         session_id=args.session,
+        kind=args.kind,
         dedup=args.dedup or None,
         dedup_threshold=args.dedup_threshold,
     )
 
     def run(engine: Store) -> CommandOutput:
-        memory = engine.remember(
-            given.content,
-            importance=given.importance,
-            context=given.context,
-            entity_id=given.entity_id,
-            edges=given.edges,
-            created_at=given.created_at,
-            session_id=given.session_id,
-            dedup=given.dedup,
-            dedup_threshold=given.dedup_threshold,
-        )
+        memory = engine.run(given)
         payload = fmt.memory_json(memory)
         payload["edges"] = [fmt.edge_json(edge) for edge in given.edges]
         return CommandOutput(payload, fmt.remember_text(memory, given.edges))
@@ -105,9 +101,6 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
     from is required) and ``--since``/``--until`` only for a timeline."""
     strategies = resolve_strategies(args.strategies, args.cue, args.entity_id, args.seed)
     chosen = {} if strategies is None else {"strategies": strategies}  # else the engine's
-    since: int | None = args.since
-    until: int | None = args.until
-    time_range = None if since is None and until is None else (since, until)
     return check_time_range(
         request(
             RecallRequest,
@@ -115,7 +108,7 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
             **chosen,
             top_k=args.top_k,
             entity_id=args.entity_id,
-            time_range=time_range,
+            time_range=time_range(args.since, args.until),
             ef_search=args.ef_search,
             scoring_weights=scoring_weights(args.weights),
             seed_memory_id=args.seed,
@@ -133,6 +126,9 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
             rerank=args.rerank,
             rerank_top_n=args.rerank_top_n,
             filter=args.filter,
+            rrf_k=args.rrf_k,
+            include_superseded=args.include_superseded or None,
+            include_embedding=args.with_embedding or None,
         )
     )
 
@@ -149,40 +145,11 @@ def recall(args: argparse.Namespace) -> Run:
     query = recall_request(args)
 
     def run(engine: Store) -> CommandOutput:
-        output = run_recall(engine, query)
+        output = engine.run(query)
         strategies = ("regex",) if query.force_regex else query.strategies or ran(output)
         return CommandOutput(fmt.recall_json(output), fmt.recall_text(output, strategies))
 
     return run
-
-
-def run_recall(engine: Store, query: RecallRequest) -> RecallOutput:
-    """Runs ``query`` on ``engine`` with the request's fields (the engine applies the default
-    pipeline or the quality preset to what the request leaves unset)."""
-    return engine.recall(
-        query.cue,
-        strategies=query.strategies,
-        top_k=query.top_k,
-        entity_id=query.entity_id,
-        time_range=query.time_range,
-        ef_search=query.ef_search,
-        scoring_weights=query.scoring_weights,
-        seed_memory_id=query.seed_memory_id,
-        edge_types=query.edge_types,
-        max_depth=query.max_depth,
-        direction=query.direction,
-        analogical_alpha=query.analogical_alpha,
-        cue_context=query.cue_context,
-        min_relevance=query.min_relevance,
-        session_id=query.session_id,
-        force_regex=query.force_regex,
-        graph_context=query.graph_context,
-        include_organization=query.include_organization,
-        quality=query.quality,
-        rerank=query.rerank,
-        rerank_top_n=query.rerank_top_n,
-        filter=query.filter,
-    )
 
 
 def get(args: argparse.Namespace) -> Run:
@@ -190,7 +157,7 @@ def get(args: argparse.Namespace) -> Run:
     given = request(GetRequest, id=args.id, include_embedding=args.with_embedding)
 
     def run(engine: Store) -> CommandOutput:
-        memory = engine.get(given.id, include_embedding=given.include_embedding)
+        memory = engine.run(given)
         return CommandOutput(fmt.memory_json(memory), fmt.memory_text(memory))
 
     return run
@@ -201,7 +168,7 @@ def health(args: argparse.Namespace) -> Run:
 
     def run(engine: Store) -> CommandOutput:
         status = engine.health()
-        return CommandOutput(fmt.health_json(status), fmt.health_text(status))
+        return CommandOutput(fmt.terminal_json(status.to_dict()), fmt.health_text(status))
 
     return run
 
@@ -209,13 +176,13 @@ def health(args: argparse.Namespace) -> Run:
 def chat_context(args: argparse.Namespace) -> Run:
     """Lists the memories a conversation touched, in order."""
     given = request(ChatContextRequest, session_id=args.session, limit=args.limit)
-    return lambda engine: _memory_list(engine.get_chat_context(given.session_id, limit=given.limit))
+    return lambda engine: _memory_list(engine.run(given))
 
 
 def orphans(args: argparse.Namespace) -> Run:
     """Lists memories with no edges, newest first."""
-    given = request(ListRequest, limit=args.limit)
-    return lambda engine: _memory_list(engine.list_orphans(limit=given.limit))
+    given = request(OrphansRequest, limit=args.limit)
+    return lambda engine: _memory_list(engine.run(given))
 
 
 def list_memories(args: argparse.Namespace) -> Run:
@@ -231,14 +198,7 @@ def list_memories(args: argparse.Namespace) -> Run:
     )
 
     def run(engine: Store) -> CommandOutput:
-        page = engine.list_memories(
-            entity_id=given.entity_id,
-            kind=given.kind,
-            cursor=given.cursor,
-            limit=given.limit,
-            include_superseded=given.include_superseded,
-            filter=given.filter,
-        )
+        page = engine.run(given)
         cursor = None if page.next_cursor is None else page.next_cursor.hex()
         payload: fmt.JsonObject = {
             "memories": [fmt.memory_json(memory) for memory in page.memories],
@@ -267,12 +227,14 @@ def prime(args: argparse.Namespace) -> Run:
         cue=args.cue,
         max_memories=args.max_memories,
         filter=args.filter,
+        time_range=time_range(args.since, args.until),
+        ef_search=args.ef_search,
+        scoring_weights=scoring_weights(args.weights),
+        include_embedding=args.with_embedding or None,
     )
 
     def run(engine: Store) -> CommandOutput:
-        output = engine.prime(
-            given.entity_id, given.cue, max_memories=given.max_memories, filter=given.filter
-        )
+        output = engine.run(given)
         strategies = ("temporal", "similarity") if given.cue is not None else ("temporal",)
         payload = fmt.recall_json(output)
         payload["temporal_count"] = output.temporal_count

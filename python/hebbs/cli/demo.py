@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from hebbs.api import RecallRequest
 from hebbs.cli import format as fmt
-from hebbs.cli.commands import CommandOutput, ran, run_recall, scoring_weights
+from hebbs.cli.commands import CommandOutput, ran, scoring_weights
 from hebbs.cli.errors import UsageError
 from hebbs.cli.parser import PROG
 from hebbs.cli.values import RECENCY_WEIGHTS, WEIGHT_NAMES, Weights, format_weights, to_micros
@@ -134,7 +134,7 @@ def demo(args: argparse.Namespace) -> CommandOutput:
         remember_started = time.perf_counter()
         engine.remember_many(sample_items(sample, datetime.now(timezone.utc)))
         remember_seconds = time.perf_counter() - remember_started
-        outputs = [run_recall(engine, item.query) for item in DEMO_QUERIES]
+        outputs = [engine.run(item.query) for item in DEMO_QUERIES]
     entities = sorted({str(memory["entity_id"]) for memory in sample})
     seconds = time.perf_counter() - started
     payload: fmt.JsonObject = {

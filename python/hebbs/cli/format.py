@@ -76,25 +76,30 @@ def truncate(text: str, width: int) -> str:
 
 
 def memory_json(memory: Memory) -> JsonObject:
-    """Every field of ``memory`` as a JSON object (timestamps in microseconds and ISO 8601)."""
-    payload: JsonObject = {
-        "id": memory.id_hex,
-        "kind": memory.kind.value,
-        "superseded": memory.superseded,
-        "content": memory.content,
-        "entity_id": memory.entity_id,
-        "importance": json_float(memory.importance),
-        "context": memory.context,
-        "created_at": memory.created_at,
-        "created_at_iso": utc_iso(memory.created_at),
-        "updated_at": memory.updated_at,
-        "last_accessed_at": memory.last_accessed_at,
-        "access_count": memory.access_count,
-        "decay_score": json_float(memory.decay_score),
-    }
-    if memory.embedding is not None:
-        payload["embedding"] = [json_float(value) for value in memory.embedding.tolist()]
+    """``memory``'s JSON for the terminal (:func:`terminal_json` of its wire form)."""
+    payload: JsonObject = terminal_json(memory.to_dict())
     return payload
+
+
+def terminal_json(value: Any) -> Any:
+    """A wire form (:func:`hebbs.api.responses.wire`) as ``--json`` prints it: floats rounded
+    to :data:`JSON_FLOAT_DIGITS` (the engine stores f32: more digits are noise), each memory
+    with its creation time in ISO 8601 too and without an embedding it was not asked for, and
+    each recall result with its rank from 1."""
+    if isinstance(value, float):
+        return json_float(value)
+    if isinstance(value, list):
+        return [terminal_json(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    shown = {key: terminal_json(item) for key, item in value.items()}
+    if "content" in shown and "created_at" in shown:
+        shown["created_at_iso"] = utc_iso(shown["created_at"])
+        if shown.get("embedding", 0) is None:
+            del shown["embedding"]
+    for rank, result in enumerate(shown.get("results", ()), start=1):
+        result["rank"] = rank
+    return shown
 
 
 def memory_text(memory: Memory) -> str:
@@ -139,16 +144,6 @@ def edge_json(edge: Edge) -> JsonObject:
     }
 
 
-def health_json(status: HealthStatus) -> JsonObject:
-    """The health status as a JSON object."""
-    return {
-        "serving": status.serving,
-        "version": status.version,
-        "memory_count": status.memory_count,
-        "uptime_seconds": status.uptime_seconds,
-    }
-
-
 def health_text(status: HealthStatus) -> str:
     """The health status as ``key  value`` lines."""
     return key_values(
@@ -159,16 +154,6 @@ def health_text(status: HealthStatus) -> str:
             ("uptime_seconds", str(status.uptime_seconds)),
         ]
     )
-
-
-def forget_json(result: ForgetResult) -> JsonObject:
-    """A forget result as a JSON object."""
-    return {
-        "forgotten_count": result.forgotten_count,
-        "cascade_count": result.cascade_count,
-        "tombstone_count": result.tombstone_count,
-        "truncated": result.truncated,
-    }
 
 
 def forget_text(result: ForgetResult) -> str:
@@ -186,70 +171,16 @@ def forget_text(result: ForgetResult) -> str:
 
 
 def recall_json(output: RecallOutput | PrimeOutput) -> JsonObject:
-    """A recall (or prime) answer as a JSON object: results best first, with rank from 1, and
-    a recall's ``organization_memory`` (null unless ``--include-organization``) alike."""
-    payload: JsonObject = {
-        "results": [
-            result_json(rank, result) for rank, result in enumerate(output.results, start=1)
-        ],
-        "strategy_errors": [
-            {"strategy": error.strategy, "message": error.message}
-            for error in _strategy_errors(output)
-        ],
-        "below_threshold": output.below_threshold if isinstance(output, RecallOutput) else 0,
-    }
-    if isinstance(output, RecallOutput):
-        organization = output.organization_memory
-        payload["organization_memory"] = None if organization is None else recall_json(organization)
+    """A recall (or prime) answer as a JSON object (:func:`terminal_json`): results best first,
+    with rank from 1; a prime's has no strategy errors and none below the threshold."""
+    payload: JsonObject = terminal_json(output.to_dict())
+    payload.setdefault("strategy_errors", [])
+    payload.setdefault("below_threshold", 0)
     return payload
 
 
 def _strategy_errors(output: RecallOutput | PrimeOutput) -> list[StrategyError]:
     return output.strategy_errors if isinstance(output, RecallOutput) else []
-
-
-def result_json(rank: int, result: RecallResult) -> JsonObject:
-    """One recall result as a JSON object."""
-    return {
-        "rank": rank,
-        "score": json_float(result.score),
-        "memory": memory_json(result.memory),
-        "strategy_details": [detail_json(detail) for detail in result.strategy_details],
-        "expansion_context": [
-            {
-                "edge_type": edge.edge_type.value,
-                "direction": edge.direction,
-                "confidence": json_float(edge.confidence),
-                "neighbor_id": edge.neighbor_id.hex(),
-                "preview": edge.preview,
-            }
-            for edge in result.expansion_context
-        ],
-        "scores": {name: json_float(value) for name, value in result.scores.items()},
-    }
-
-
-def detail_json(detail: StrategyDetail) -> JsonObject:
-    """One strategy detail as a JSON object (fields a strategy does not set are null)."""
-    return {
-        "strategy": detail.strategy,
-        "relevance": json_float(detail.relevance),
-        "distance": None if detail.distance is None else json_float(detail.distance),
-        "timestamp": detail.timestamp,
-        "rank": detail.rank,
-        "depth": detail.depth,
-        "embedding_similarity": _optional_float(detail.embedding_similarity),
-        "structural_similarity": _optional_float(detail.structural_similarity),
-        "dense_score": _optional_float(detail.dense_score),
-        "bm25_score": _optional_float(detail.bm25_score),
-        "rrf_score": _optional_float(detail.rrf_score),
-        "late_interaction_score": _optional_float(detail.late_interaction_score),
-        "rerank_score": _optional_float(detail.rerank_score),
-    }
-
-
-def _optional_float(value: float | None) -> float | None:
-    return None if value is None else json_float(value)
 
 
 def recall_text(output: RecallOutput | PrimeOutput, strategies: Sequence[str]) -> str:

@@ -18,7 +18,7 @@ def index(args: argparse.Namespace) -> CommandOutput:
         IndexDocumentsRequest, paths=args.paths, progress=False if args.no_progress else None
     )
     with Hebbs.open(database_path(args)) as engine:
-        result = engine.index_documents(given.paths, progress=given.progress)
+        result = engine.run(given)
     text = (
         f"{result.files_indexed} files indexed, {result.files_unchanged} unchanged, "
         f"{result.files_removed} removed; {result.propositions} propositions, "

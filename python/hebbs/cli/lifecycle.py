@@ -38,17 +38,8 @@ def forget(args: argparse.Namespace) -> Run:
         )
 
     def run(engine: Store) -> CommandOutput:
-        result = engine.forget(
-            ids=given.ids,
-            entity_id=given.entity_id,
-            older_than=given.older_than,
-            importance_below=given.importance_below,
-            kind=given.kind,
-            purge=given.purge,
-            limit=given.limit,
-            filter=given.filter,
-        )
-        return CommandOutput(fmt.forget_json(result), fmt.forget_text(result))
+        result = engine.run(given)
+        return CommandOutput(fmt.terminal_json(result.to_dict()), fmt.forget_text(result))
 
     return run
 
@@ -69,13 +60,7 @@ def revise(args: argparse.Namespace) -> Run:
         raise UsageError("--content", "give --content, --importance, --context or --entity-id")
 
     def run(engine: Store) -> CommandOutput:
-        memory = engine.revise(
-            given.id,
-            content=given.content,
-            importance=given.importance,
-            context=given.context,
-            entity_id=given.entity_id,
-        )
+        memory = engine.run(given)
         payload = fmt.memory_json(memory)
         payload["revised_from"] = args.id
         return CommandOutput(

@@ -19,6 +19,7 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_RERANK_TOP_N,
+    DEFAULT_RRF_K,
     DEFAULT_TOP_K,
     MAX_CAUSAL_DEPTH,
     MAX_EF_SEARCH,
@@ -37,6 +38,7 @@ from hebbs.consolidate.constants import (
 )
 from hebbs.reflect.constants import (
     DEFAULT_MIN_CLUSTER_SIZE,
+    DEFAULT_MIN_CONFIDENCE,
     DEFAULT_REFLECT_MAX_MEMORIES,
     DEFAULT_SESSION_TTL_S,
 )
@@ -224,6 +226,12 @@ def _add_remember(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.unicode_text,
         help="the conversation this memory came from",
     )
+    sub.add_argument(
+        "--kind",
+        metavar="KIND",
+        choices=values.MEMORY_KINDS,
+        help="what the memory is: episode (default), insight, document or proposition",
+    )
 
 
 def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
@@ -265,20 +273,18 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     sub.add_argument(
         "--until", metavar="T", type=values.timestamp, help="temporal: created at or before T"
     )
+    _add_ranking(sub)
     sub.add_argument(
-        "--weights",
-        metavar="R:REC:IMP:REINF",
-        type=values.weights,
-        help="composite-score weights of relevance, recency, importance and reinforcement "
-        f"(default {_default_weights()}; recency-biased: "
-        f"{values.format_weights(values.RECENCY_WEIGHTS)})",
+        "--rrf-k",
+        metavar="K",
+        type=values.positive_int,
+        default=DEFAULT_RRF_K,
+        help=f"hybrid: the reciprocal-rank-fusion constant (default {DEFAULT_RRF_K})",
     )
     sub.add_argument(
-        "--ef-search",
-        metavar="N",
-        type=values.positive_int,
-        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH} "
-        f"(default {DEFAULT_EF_SEARCH})",
+        "--include-superseded",
+        action="store_true",
+        help="also return memories a revision superseded",
     )
     sub.add_argument(
         "--seed",
@@ -388,6 +394,29 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
     )
 
 
+def _add_ranking(sub: CliParser) -> None:
+    """The options recall and prime share: the composite weights, the search width and the
+    embedding of each result."""
+    sub.add_argument(
+        "--weights",
+        metavar="R:REC:IMP:REINF",
+        type=values.weights,
+        help="composite-score weights of relevance, recency, importance and reinforcement "
+        f"(default {_default_weights()}; recency-biased: "
+        f"{values.format_weights(values.RECENCY_WEIGHTS)})",
+    )
+    sub.add_argument(
+        "--ef-search",
+        metavar="N",
+        type=values.positive_int,
+        help=f"HNSW candidate list size for this call, at most {MAX_EF_SEARCH} "
+        f"(default {DEFAULT_EF_SEARCH})",
+    )
+    sub.add_argument(
+        "--with-embedding", action="store_true", help="also print each result's embedding"
+    )
+
+
 def _default_weights() -> str:
     """The composite-score weights a recall uses without ``--weights``, read off
     ``ScoringWeights()``."""
@@ -441,6 +470,12 @@ def _add_reflection(commands: argparse._SubParsersAction[CliParser]) -> None:
             type=values.positive_int,
             help=f"smallest cluster reflected on (default {DEFAULT_MIN_CLUSTER_SIZE})",
         )
+    reflect.add_argument(
+        "--min-confidence",
+        metavar="F",
+        type=values.relevance,
+        help=f"store insights of at least this confidence (default {DEFAULT_MIN_CONFIDENCE})",
+    )
     reflect.add_argument(
         "--since", metavar="TIME", type=values.timestamp, help="only memories created since TIME"
     )
@@ -563,6 +598,13 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.context_object,
         help="only memories this filter selects (docs/filters.md)",
     )
+    sub.add_argument(
+        "--since", metavar="T", type=values.timestamp, help="only memories created at or after T"
+    )
+    sub.add_argument(
+        "--until", metavar="T", type=values.timestamp, help="only memories created at or before T"
+    )
+    _add_ranking(sub)
 
 
 def _add_get(commands: argparse._SubParsersAction[CliParser]) -> None:

@@ -43,15 +43,11 @@ def reflect(args: argparse.Namespace) -> Run:
         since=args.since,
         max_memories=args.max_memories,
         min_cluster_size=args.min_cluster_size,
+        min_confidence=args.min_confidence,
     )
 
     def run(engine: Store) -> CommandOutput:
-        result = engine.reflect(
-            entity_id=given.entity_id,
-            since=given.since,
-            max_memories=given.max_memories,
-            min_cluster_size=given.min_cluster_size,
-        )
+        result = engine.run(given)
         text = (
             f"{result.insights_created} insights from {result.clusters_processed} of "
             f"{result.clusters_found} clusters ({result.memories_processed} memories read)"
@@ -71,11 +67,7 @@ def insights(args: argparse.Namespace) -> Run:
     )
 
     def run(engine: Store) -> CommandOutput:
-        found = engine.insights(
-            entity_id=given.entity_id,
-            min_confidence=given.min_confidence,
-            include_stale=given.include_stale,
-        )
+        found = engine.run(given)
         return _listing(
             "insights",
             [
@@ -108,12 +100,7 @@ def reflect_prepare(args: argparse.Namespace) -> Run:
     )
 
     def run(engine: Store) -> CommandOutput:
-        session = engine.reflect_prepare(
-            entity_id=given.entity_id,
-            max_memories=given.max_memories,
-            min_cluster_size=given.min_cluster_size,
-            ttl=given.ttl,
-        )
+        session = engine.run(given)
         lines = [f"session {session.session_id}: {len(session.clusters)} clusters"]
         for cluster in session.clusters:
             lines.append(f"\n# cluster {cluster.index} ({len(cluster.memories)} memories)")
@@ -138,7 +125,7 @@ def reflect_commit(args: argparse.Namespace) -> Run:
     )
 
     def run(engine: Store) -> CommandOutput:
-        result = engine.reflect_commit(given.session_id, given.insights)
+        result = engine.run(given)
         lines = [f"{memory.id_hex}  {memory.content}" for memory in result.insights]
         text = "\n".join([f"{result.insights_created} insights stored", *lines])
         payload: fmt.JsonObject = {
@@ -160,9 +147,7 @@ def contradictions(args: argparse.Namespace) -> Run:
     )
 
     def run(engine: Store) -> CommandOutput:
-        found = engine.find_contradictions(
-            entity_id=given.entity_id, threshold=given.threshold, limit=given.limit
-        )
+        found = engine.run(given)
         return _listing(
             "contradictions",
             [
@@ -194,9 +179,7 @@ def confirm_contradiction(args: argparse.Namespace) -> Run:
     )
 
     def run(engine: Store) -> CommandOutput:
-        memory = engine.confirm_contradiction(
-            given.older_id, given.newer_id, resolution=given.resolution
-        )
+        memory = engine.run(given)
         return CommandOutput(fmt.memory_json(memory), f"{memory.id_hex}  {memory.content}")
 
     return run

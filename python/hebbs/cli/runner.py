@@ -12,6 +12,25 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
+from hebbs.api import (
+    ChatContextRequest,
+    ConfirmContradictionRequest,
+    FindContradictionsRequest,
+    ForgetRequest,
+    GetRequest,
+    IndexDocumentsRequest,
+    InsightsRequest,
+    ListMemoriesRequest,
+    OrphansRequest,
+    PrimeRequest,
+    RecallRequest,
+    ReflectCommitRequest,
+    ReflectPrepareRequest,
+    ReflectRequest,
+    RememberRequest,
+    Request,
+    ReviseRequest,
+)
 from hebbs.cli import cluster, commands, indexing, integrations, lifecycle, reflection, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
@@ -97,6 +116,9 @@ FIELD_FLAGS: Final = {
     "session_id": "--session",
     "force_regex": "--regex",
     "include_embedding": "--with-embedding",
+    "rrf_k": "--rrf-k",
+    "purge": "--purge",
+    "progress": "--no-progress",
     "include_superseded": "--include-superseded",
     "include_organization": "--include-organization",
     "organization": "--organization",
@@ -127,6 +149,30 @@ FIELD_FLAGS: Final = {
     "resolution": "--resolution",
     "paths": "PATH",
 }
+#: The request model each data command builds. Every field of it is offered under its flag
+#: (:data:`FIELD_FLAGS`, :data:`COMMAND_FIELD_FLAGS`) unless it is one of
+#: :data:`UNOFFERED_FIELDS`: tests/test_cli_flags.py checks it, so a field added to a model
+#: cannot be forgotten here.
+COMMAND_REQUESTS: Final[dict[str, type[Request]]] = {
+    "remember": RememberRequest,
+    "recall": RecallRequest,
+    "get": GetRequest,
+    "revise": ReviseRequest,
+    "forget": ForgetRequest,
+    "prime": PrimeRequest,
+    "chat-context": ChatContextRequest,
+    "orphans": OrphansRequest,
+    "list": ListMemoriesRequest,
+    "index": IndexDocumentsRequest,
+    "reflect": ReflectRequest,
+    "insights": InsightsRequest,
+    "reflect-prepare": ReflectPrepareRequest,
+    "reflect-commit": ReflectCommitRequest,
+    "contradictions": FindContradictionsRequest,
+    "confirm-contradiction": ConfirmContradictionRequest,
+}
+#: Fields no command offers: vectors (the command line embeds text itself).
+UNOFFERED_FIELDS: Final = frozenset({"embedding", "cue_embedding", "cue_token_vectors"})
 #: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
 COMMAND_FIELD_FLAGS: Final = {
     "prime": {"entity_id": "ENTITY"},

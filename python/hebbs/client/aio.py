@@ -1,28 +1,30 @@
 """`AsyncHebbsClient`: :class:`hebbs.AsyncHebbs`' coroutines over HTTP, with
 ``httpx.AsyncClient``.
 
-Each method is made from its :class:`~hebbs.client.operations.Operations` builder by one typed
-wrapper (:func:`_sent`), so its parameters, defaults and checks are the embedded ones; the
+Each method is made from the embedded one (:class:`~hebbs.api.operations.Operations`) by one
+typed wrapper (:func:`_sent`), so its parameters, defaults and checks are the embedded ones; the
 arguments are checked when the coroutine runs, before anything is sent.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 import httpx
 
+from hebbs.api import Returns, SubscribeRequest
+from hebbs.api.operations import Operations
 from hebbs.client.answers import (
     FIRST_ERROR_STATUS,
     body_arguments,
     decode_json,
     finish,
-    remote_method,
 )
 from hebbs.client.errors import error_from_response, unavailable
-from hebbs.client.operations import OPERATIONS, Call, Operations
+from hebbs.client.operations import OPERATIONS, Call, call_for, subscribe_call
 from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
 from hebbs.client.sse import EventParser, stream_error, subscription_id
 from hebbs.client.subscription import AsyncRemoteSubscription
@@ -41,30 +43,36 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def _sent(
-    operation: Callable[Concatenate[Operations, P], Call[R]],
+    operation: Callable[Concatenate[Operations[Any], P], R],
 ) -> Callable[Concatenate[AsyncHebbsClient, P], Coroutine[Any, Any, R]]:
     """``operation`` as a coroutine method of :class:`AsyncHebbsClient` that sends its call."""
 
     async def method(self: AsyncHebbsClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return await self._send(operation(OPERATIONS, *args, **kwargs))
+        call = cast(Call[R], operation(OPERATIONS, *args, **kwargs))
+        return await self._send(call)
 
-    return remote_method(method, operation)
+    functools.update_wrapper(method, operation)
+    return method
 
 
 def _streamed(
-    operation: Callable[Concatenate[Operations, P], Call[None]],
+    operation: Callable[Concatenate[Operations[Any], P], Any],
 ) -> Callable[Concatenate[AsyncHebbsClient, P], Coroutine[Any, Any, AsyncRemoteSubscription]]:
     """``subscribe`` as a coroutine method of :class:`AsyncHebbsClient`."""
 
     async def method(
         self: AsyncHebbsClient, /, *args: P.args, **kwargs: P.kwargs
     ) -> AsyncRemoteSubscription:
-        return await self._stream(operation(OPERATIONS, *args, **kwargs))
+        call = cast(Call[None], operation(OPERATIONS, *args, **kwargs))
+        return await self._stream(call)
 
-    return remote_method(method, operation, "AsyncRemoteSubscription")
+    functools.update_wrapper(method, operation)
+    method.__annotations__ = {**method.__annotations__, "return": "AsyncRemoteSubscription"}
+    return method
 
 
 class AsyncHebbsClient:
@@ -197,6 +205,14 @@ class AsyncHebbsClient:
         except BaseException:
             await response.aclose()
             raise
+
+    async def run(self, request: Returns[T]) -> T:
+        """Sends one checked request of :mod:`hebbs.api.requests` and returns its result."""
+        return await self._send(call_for(request))
+
+    async def open_subscription(self, request: SubscribeRequest) -> AsyncRemoteSubscription:
+        """Opens the standing query of a checked request (see :meth:`subscribe`)."""
+        return await self._stream(subscribe_call(request))
 
     remember = _sent(Operations.remember)
     remember_many = _sent(Operations.remember_many)

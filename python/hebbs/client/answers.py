@@ -1,9 +1,7 @@
-"""Reading an HTTP answer as a :class:`~hebbs.client.operations.Call`'s result or its error,
-and the signature each generated client method shows (the embedded method's)."""
+"""Reading an HTTP answer as a :class:`~hebbs.client.operations.Call`'s result or its error."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Mapping
 from typing import Any, Callable, TypeVar
@@ -49,19 +47,3 @@ def finish(call: Call[R], status: int, content: bytes, headers: Mapping[str, str
     if status >= FIRST_ERROR_STATUS:
         raise error_from_response(status, data, headers)
     return call.decode(data)
-
-
-def remote_method(method: F, operation: Callable[..., Any], returns: str | None = None) -> F:
-    """``method`` named and documented as ``operation``, showing its signature with the return
-    type of the result (``Call[R]`` shows as ``R``; ``returns`` replaces it)."""
-    signature = inspect.signature(operation)
-    annotation = signature.return_annotation
-    if returns is not None:
-        annotation = returns
-    elif isinstance(annotation, str) and annotation.startswith("Call[") and annotation[-1] == "]":
-        annotation = annotation[len("Call[") : -1]
-    method.__name__ = operation.__name__
-    method.__qualname__ = operation.__name__
-    method.__doc__ = operation.__doc__
-    method.__signature__ = signature.replace(return_annotation=annotation)  # type: ignore[attr-defined]
-    return method

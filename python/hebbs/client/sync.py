@@ -1,25 +1,25 @@
 """`HebbsClient`: :class:`hebbs.Hebbs`' methods over HTTP, with ``httpx.Client``.
 
-Each method is made from its :class:`~hebbs.client.operations.Operations` builder by one typed
-wrapper (:func:`_sent`), so its parameters, defaults and checks are the embedded ones.
+Its methods are the embedded ones (:class:`~hebbs.api.operations.Operations`): each checks its
+arguments as its request model, and :meth:`HebbsClient.run` sends the request's call.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
+from hebbs.api import Returns, SubscribeRequest
+from hebbs.api.operations import Operations
 from hebbs.client.answers import (
     FIRST_ERROR_STATUS,
     body_arguments,
     decode_json,
     finish,
-    remote_method,
 )
 from hebbs.client.errors import error_from_response, unavailable
-from hebbs.client.operations import OPERATIONS, Call, Operations
+from hebbs.client.operations import Call, call_for, subscribe_call
 from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
 from hebbs.client.sse import EventParser, stream_error, subscription_id
 from hebbs.client.subscription import RemoteSubscription
@@ -27,41 +27,14 @@ from hebbs.errors import ClosedError, RemoteUnsupportedError
 from hebbs.llm import LLMProvider
 from hebbs.reflect.trigger import ReflectTrigger
 
-if sys.version_info >= (3, 10):
-    from typing import Concatenate, ParamSpec
-else:
-    from typing_extensions import Concatenate, ParamSpec
-
 if TYPE_CHECKING:
     from hebbs.embedder import Embedder
 
-P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 
-def _sent(
-    operation: Callable[Concatenate[Operations, P], Call[R]],
-) -> Callable[Concatenate[HebbsClient, P], R]:
-    """``operation`` as a method of :class:`HebbsClient` that sends its call."""
-
-    def method(self: HebbsClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return self._send(operation(OPERATIONS, *args, **kwargs))
-
-    return remote_method(method, operation)
-
-
-def _streamed(
-    operation: Callable[Concatenate[Operations, P], Call[None]],
-) -> Callable[Concatenate[HebbsClient, P], RemoteSubscription]:
-    """``subscribe`` as a method of :class:`HebbsClient` that opens the event stream."""
-
-    def method(self: HebbsClient, /, *args: P.args, **kwargs: P.kwargs) -> RemoteSubscription:
-        return self._stream(operation(OPERATIONS, *args, **kwargs))
-
-    return remote_method(method, operation, "RemoteSubscription")
-
-
-class HebbsClient:
+class HebbsClient(Operations[RemoteSubscription]):
     """A hebbs server, with the methods of :class:`hebbs.Hebbs`.
 
     ``HebbsClient("http://127.0.0.1:6381")`` where the embedded code says
@@ -185,35 +158,12 @@ class HebbsClient:
             response.close()
             raise
 
-    remember = _sent(Operations.remember)
-    remember_many = _sent(Operations.remember_many)
-    get = _sent(Operations.get)
-    get_many = _sent(Operations.get_many)
-    recall = _sent(Operations.recall)
-    prime = _sent(Operations.prime)
-    revise = _sent(Operations.revise)
-    lineage = _sent(Operations.lineage)
-    add_edges = _sent(Operations.add_edges)
-    put_token_vectors = _sent(Operations.put_token_vectors)
-    get_token_vectors = _sent(Operations.get_token_vectors)
-    forget = _sent(Operations.forget)
-    forget_decayed = _sent(Operations.forget_decayed)
-    tombstone = _sent(Operations.tombstone)
-    tombstones = _sent(Operations.tombstones)
-    get_chat_context = _sent(Operations.get_chat_context)
-    list_orphans = _sent(Operations.list_orphans)
-    list_memories = _sent(Operations.list_memories)
-    subscribe = _streamed(Operations.subscribe)
-    index_documents = _sent(Operations.index_documents)
-    find_contradictions = _sent(Operations.find_contradictions)
-    confirm_contradiction = _sent(Operations.confirm_contradiction)
-    reflect = _sent(Operations.reflect)
-    insights = _sent(Operations.insights)
-    reflect_prepare = _sent(Operations.reflect_prepare)
-    reflect_commit = _sent(Operations.reflect_commit)
-    health = _sent(Operations.health)
-    optimize = _sent(Operations.optimize)
-    checkpoint = _sent(Operations.checkpoint)
+    def run(self, request: Returns[T]) -> T:
+        """Sends one checked request of :mod:`hebbs.api.requests` and returns its result."""
+        return self._send(call_for(request))
+
+    def open_subscription(self, request: SubscribeRequest) -> RemoteSubscription:
+        return self._stream(subscribe_call(request))
 
     def close(self) -> None:
         """Closes the pooled connections. Idempotent; the server's store stays open."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Final
+from typing import Any, Callable, Final, cast
 
 from hebbs._convert import invalid
 from hebbs._native import (
@@ -27,8 +27,8 @@ from hebbs._native import (
 from hebbs.api import (
     ForgetRequest,
     GetRequest,
-    IdRequest,
     InsightsRequest,
+    LineageRequest,
     PrimeRequest,
     RecallRequest,
     ReflectRequest,
@@ -36,16 +36,9 @@ from hebbs.api import (
     ReviseRequest,
     parse,
 )
-from hebbs.api.requests import Request
-from hebbs.api.responses import (
-    JsonObject,
-    encode_forget_result,
-    encode_insight,
-    encode_memories,
-    encode_memory,
-    encode_prime_output,
-    encode_recall_output,
-)
+from hebbs.api.operations import Operations
+from hebbs.api.requests import Request, Returns
+from hebbs.api.responses import JsonObject, wire
 from hebbs.errors import InvalidTypeError
 
 #: Request fields no tool offers: vectors (the store embeds text itself) and the switch that
@@ -61,11 +54,10 @@ _ENTITY = (
 
 @dataclass(frozen=True)
 class Tool:
-    """One MCP tool: the store method it calls with the checked request's fields, how its
-    result becomes JSON, and the key scope it needs on a server (``read`` or ``write``)."""
+    """One MCP tool: the request model it runs on the store, how its result becomes JSON, and
+    the key scope it needs on a server (``read`` or ``write``)."""
 
     name: str
-    method: str
     request: type[Request]
     description: str
     encode: Callable[[Any], JsonObject]
@@ -87,32 +79,26 @@ class Tool:
         schema.pop("title", None)
         return schema
 
-    def arguments(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The store method's keyword arguments for ``given``, checked by the request model
-        (only the fields the caller set, so the others keep the store's defaults)."""
+    def checked(self, given: Mapping[str, Any] | None) -> Request:
+        """The tool's request for the call's arguments ``given``, checked by the request model
+        (the fields the caller left out keep the store's defaults)."""
         given = dict(given or {})
         for name in VECTOR_FIELDS & given.keys():
             raise invalid(name, f"unknown field {name!r}", InvalidTypeError)
-        request = parse(self.request, given)
-        return {name: getattr(request, name) for name in request.model_fields_set}
+        return parse(self.request, given)
 
-    def run(self, store: Any, given: Mapping[str, Any] | None) -> JsonObject:
+    def run(self, store: Operations[Any], given: Mapping[str, Any] | None) -> JsonObject:
         """Calls the tool on ``store`` (a :class:`~hebbs.Hebbs` or a
         :class:`~hebbs.HebbsClient`) and returns its JSON result."""
-        return self.encode(getattr(store, self.method)(**self.arguments(given)))
+        return self.encode(store.run(cast(Returns[Any], self.checked(given))))
 
 
 def _memories(memories: list[Any]) -> JsonObject:
-    return {"memories": encode_memories(memories)}
+    return {"memories": wire(memories)}
 
 
 def _insights(insights: list[Any]) -> JsonObject:
-    return {"insights": [encode_insight(insight) for insight in insights]}
-
-
-def _reflect_result(result: Any) -> JsonObject:
-    encoded: JsonObject = result.to_dict()
-    return encoded
+    return {"insights": wire(insights)}
 
 
 _STRATEGY_TEXT = (
@@ -129,11 +115,10 @@ _STRATEGY_TEXT = (
 TOOLS: Final[tuple[Tool, ...]] = (
     Tool(
         name="remember",
-        method="remember",
         request=RememberRequest,
         scope="write",
         read_only=False,
-        encode=encode_memory,
+        encode=wire,
         description=(
             "Store one memory: a fact, event, decision, preference or observation worth "
             "recalling later, in one or two self-contained sentences. Set `entity_id` to whom "
@@ -155,10 +140,9 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="recall",
-        method="recall",
         request=RecallRequest,
         scope="read",
-        encode=encode_recall_output,
+        encode=wire,
         description=(
             "Search memory. Give a natural-language `cue` and get the best memories ranked by "
             "a composite of relevance, recency, importance and reinforcement (tune with "
@@ -197,10 +181,9 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="prime",
-        method="prime",
         request=PrimeRequest,
         scope="read",
-        encode=encode_prime_output,
+        encode=wire,
         description=(
             "Load what you should know about an entity before talking about it: its most "
             "recent memories blended with those nearest an optional `cue`. Call it at the "
@@ -214,11 +197,10 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="revise",
-        method="revise",
         request=ReviseRequest,
         scope="write",
         read_only=False,
-        encode=encode_memory,
+        encode=wire,
         description=(
             "Correct or update a memory: stores a revision that replaces memory `id` in "
             "recall (the old version stays in its lineage). Give only what changes; the rest "
@@ -228,11 +210,10 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="forget",
-        method="forget",
         request=ForgetRequest,
         scope="write",
         read_only=False,
-        encode=encode_forget_result,
+        encode=wire,
         description=(
             "Erase memories for good: by `ids`, everything about an `entity_id` (a deletion "
             "request), or those older than `older_than` or less important than "
@@ -248,10 +229,9 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="get",
-        method="get",
         request=GetRequest,
         scope="read",
-        encode=encode_memory,
+        encode=wire,
         description=(
             "Fetch one memory by `id` with all its fields (content, context, entity, times, "
             "access count, kind)."
@@ -260,8 +240,7 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="lineage",
-        method="lineage",
-        request=IdRequest,
+        request=LineageRequest,
         scope="read",
         encode=_memories,
         description=(
@@ -272,11 +251,10 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="reflect",
-        method="reflect",
         request=ReflectRequest,
         scope="write",
         read_only=False,
-        encode=_reflect_result,
+        encode=wire,
         description=(
             "Consolidate what was remembered since the last reflection into insights: "
             "clusters of related episodes become `insight` memories linked to their sources "
@@ -292,7 +270,6 @@ TOOLS: Final[tuple[Tool, ...]] = (
     ),
     Tool(
         name="insights",
-        method="insights",
         request=InsightsRequest,
         scope="read",
         encode=_insights,

@@ -26,6 +26,18 @@ from google.protobuf.message import DecodeError
 
 from hebbs._convert import invalid
 from hebbs._native import DEFAULT_LIST_PAGE
+from hebbs.api import (
+    ForgetDecayedRequest,
+    ForgetRequest,
+    GetRequest,
+    HealthRequest,
+    ListMemoriesRequest,
+    PrimeRequest,
+    RecallRequest,
+    RememberRequest,
+    ReviseRequest,
+    parse,
+)
 from hebbs.engine import Hebbs
 from hebbs.errors import HebbsError
 from hebbs.rpc import convert
@@ -98,27 +110,27 @@ class RpcState:
 
 
 def remember(ctx: Context, request: Any) -> Any:
-    arguments = convert.remember_arguments(request)
     with ctx.store("write", request) as engine:
-        return pb.RememberResponse(memory=convert.memory_message(engine.remember(**arguments)))
+        given = parse(RememberRequest, convert.remember_arguments(request))
+        return pb.RememberResponse(memory=convert.memory_message(engine.run(given)))
 
 
 def get(ctx: Context, request: Any) -> Any:
     with ctx.store("read", request) as engine:
-        found = engine.get(bytes(request.memory_id))
+        found = engine.run(parse(GetRequest, {"id": bytes(request.memory_id)}))
         return pb.GetResponse(memory=convert.memory_message(found))
 
 
 def recall(ctx: Context, request: Any) -> Any:
-    arguments = convert.recall_arguments(request)
     with ctx.store("read", request) as engine:
-        return convert.recall_response(engine.recall(**arguments))
+        given = parse(RecallRequest, convert.recall_arguments(request))
+        return convert.recall_response(engine.run(given))
 
 
 def prime(ctx: Context, request: Any) -> Any:
-    arguments = convert.prime_arguments(request)
     with ctx.store("read", request) as engine:
-        return convert.prime_response(engine.prime(**arguments))
+        given = parse(PrimeRequest, convert.prime_arguments(request))
+        return convert.prime_response(engine.run(given))
 
 
 def revise(ctx: Context, request: Any) -> Any:
@@ -128,7 +140,7 @@ def revise(ctx: Context, request: Any) -> Any:
         old = None
         if request.context_mode == pb.CONTEXT_MODE_MERGE:
             old = engine.get(bytes(request.memory_id)).context
-        revised = engine.revise(**convert.revise_arguments(request, old))
+        revised = engine.run(parse(ReviseRequest, convert.revise_arguments(request, old)))
         if edges:
             engine.add_edges(revised.id, edges)
             revised = engine.get(revised.id)
@@ -141,8 +153,9 @@ def forget(ctx: Context, request: Any) -> Any:
         if request.HasField("decay_score_floor"):
             if arguments:
                 raise invalid("decay_score_floor", "give it alone: it forgets by decay only")
-            return convert.forget_response(engine.forget_decayed(request.decay_score_floor))
-        return convert.forget_response(engine.forget(**arguments))
+            given = parse(ForgetDecayedRequest, {"floor": request.decay_score_floor})
+            return convert.forget_response(engine.run(given))
+        return convert.forget_response(engine.run(parse(ForgetRequest, arguments)))
 
 
 def set_policy(ctx: Context, request: Any) -> Any:
@@ -195,7 +208,8 @@ def get_insights(ctx: Context, request: Any) -> Any:
     limit = request.max_results if request.HasField("max_results") else DEFAULT_MAX_INSIGHTS
     with ctx.store("read", request) as engine:
         entity = request.entity_id if request.HasField("entity_id") else None
-        page = engine.list_memories(entity_id=entity, kind="insight", limit=limit)
+        given = {"entity_id": entity, "kind": "insight", "limit": limit}
+        page = engine.run(parse(ListMemoriesRequest, given))
     insights = [
         memory
         for memory in page.memories
@@ -212,7 +226,7 @@ def reflection(ctx: Context, request: Any) -> Any:
 
 def health(ctx: Context, request: Any) -> Any:
     with ctx.store("read", request) as engine:
-        return convert.health_response(engine.health())
+        return convert.health_response(engine.run(HealthRequest()))
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Optional
+from typing import Optional, TypeVar, cast
 
 from hebbs._convert import invalid
-from hebbs.api import RecallRequest
-from hebbs.api.requests import parse
+from hebbs.api import RecallRequest, Returns, SubscribeRequest
+from hebbs.api.operations import Operations
 from hebbs.engine import Hebbs, recall_with
 from hebbs.server.auth import Caller
 from hebbs.server.tenants import TenantStores
+from hebbs.subscription import Subscription
 from hebbs.types import RecallOutput
+
+T = TypeVar("T")
 
 #: The request field that asks for the organization's memory.
 INCLUDE_ORGANIZATION = "include_organization"
@@ -50,19 +53,21 @@ def caller_recall(
         return recall_with(engine, organization, request)
 
 
-class CallerStore:
-    """The caller's store as an MCP tool sees it: every method of the tenant's store, but
-    ``recall`` also answers from the caller's organization when asked, as REST's does (the
-    store itself was opened without one)."""
+class CallerStore(Operations[Subscription]):
+    """The caller's store as an MCP tool sees it: the tenant's store, but a recall also answers
+    from the caller's organization when asked, as REST's does (the store itself was opened
+    without one)."""
 
     def __init__(self, tenants: TenantStores, caller: Caller, engine: Hebbs) -> None:
         self._tenants = tenants
         self._caller = caller
         self._engine = engine
 
-    def recall(self, **arguments: Any) -> RecallOutput:
-        request = parse(RecallRequest, arguments)
-        return caller_recall(self._tenants, self._caller, self._engine, request)
+    def run(self, request: Returns[T]) -> T:
+        if isinstance(request, RecallRequest):
+            recalled = caller_recall(self._tenants, self._caller, self._engine, request)
+            return cast(T, recalled)
+        return self._engine.run(request)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
+    def open_subscription(self, request: SubscribeRequest) -> Subscription:
+        return self._engine.open_subscription(request)

@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any, Final, Optional
+from typing import Any, Final, Optional, TypeVar
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import StreamingResponse
@@ -23,11 +23,20 @@ from starlette.concurrency import run_in_threadpool
 
 from hebbs._convert import invalid
 from hebbs.api import (
+    AddEdgesRequest,
+    ChatContextRequest,
     ConfirmContradictionRequest,
     EdgesRequest,
+    FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
     GetManyRequest,
+    GetRequest,
+    HealthRequest,
+    InsightsRequest,
+    LineageRequest,
+    ListMemoriesRequest,
+    OrphansRequest,
     PrimeRequest,
     RecallRequest,
     ReflectCommitRequest,
@@ -36,7 +45,11 @@ from hebbs.api import (
     RememberManyRequest,
     RememberRequest,
     ReviseChanges,
+    ReviseRequest,
     SubscribeRequest,
+    TombstoneRequest,
+    TombstonesRequest,
+    parse,
 )
 from hebbs.api.requests import Request as ApiRequest
 from hebbs.api.responses import (
@@ -53,20 +66,7 @@ from hebbs.api.responses import (
     ReflectResultOut,
     ReflectSessionOut,
     TombstoneOut,
-    encode_commit_result,
-    encode_contradiction,
-    encode_forget_result,
-    encode_health_status,
-    encode_insight,
-    encode_memories,
-    encode_memory,
-    encode_memory_page,
-    encode_optional_memories,
-    encode_prime_output,
-    encode_recall_output,
-    encode_reflect_session,
-    encode_subscribe_push,
-    encode_tombstone,
+    wire,
 )
 from hebbs.engine import Hebbs
 from hebbs.errors import NotFoundError
@@ -93,6 +93,8 @@ SSE_KEEPALIVE_S: Final = 10.0
 #: The media type of the subscription stream.
 SSE_MEDIA_TYPE: Final = "text/event-stream"
 
+R = TypeVar("R", bound=ApiRequest)
+
 READ = Depends(require("read"))
 WRITE = Depends(require("write"))
 ADMIN = Depends(require("admin"))
@@ -109,17 +111,18 @@ def _store(request: Request, caller: Caller) -> Iterator[Hebbs]:
         yield engine
 
 
-def _given(body: ApiRequest) -> dict[str, Any]:
-    """The fields the body set (the others keep the engine's defaults)."""
-    return {name: getattr(body, name) for name in body.model_fields_set}
+def _query(model: type[R], **given: Any) -> R:
+    """``model`` from a route's path and query parameters (those absent keep its defaults)."""
+    return parse(model, {name: value for name, value in given.items() if value is not None})
+
+
+def _with_id(model: type[R], id: str, body: ApiRequest) -> R:
+    """``model`` of a route whose memory id is in the path and whose other fields are ``body``."""
+    return parse(model, {"id": id, **{name: getattr(body, name) for name in body.model_fields_set}})
 
 
 def _json(payload: Any, status: int = 200) -> Response:
     return json_response(payload, status)
-
-
-def _optional(name: str, value: Any) -> dict[str, Any]:
-    return {} if value is None else {name: value}
 
 
 def _json_query(text: str | None, field: str) -> Any:
@@ -136,7 +139,7 @@ def _json_query(text: str | None, field: str) -> Any:
 def remember(body: RememberRequest, request: Request, caller: Caller = WRITE) -> Response:
     """Stores one memory (embedded with the store's embedder unless ``embedding`` is given)."""
     with _store(request, caller) as engine:
-        return _json(encode_memory(engine.remember(**_given(body))), 201)
+        return _json(wire(engine.run(body)), 201)
 
 
 @router.get("/memories", response_model=MemoryPageOut, tags=["listings"])
@@ -154,36 +157,36 @@ def list_memories(
     ``created_at``); pass ``next_cursor`` as ``cursor`` for the next page, null at the end.
     ``filter`` is a filter (docs/filters.md) as JSON text."""
     with _store(request, caller) as engine:
-        page = engine.list_memories(
+        given = _query(
+            ListMemoriesRequest,
             entity_id=entity_id,
             kind=kind,
             cursor=cursor,
             include_superseded=include_superseded,
-            **_optional("limit", limit),
-            **_optional("filter", _json_query(filter, "filter")),
+            limit=limit,
+            filter=_json_query(filter, "filter"),
         )
-        return _json(encode_memory_page(page))
+        return _json(wire(engine.run(given)))
 
 
 @router.post("/memories/bulk", status_code=201, response_model=list[MemoryOut], tags=["memories"])
 def remember_many(body: RememberManyRequest, request: Request, caller: Caller = WRITE) -> Response:
     """Stores many memories in one embedding batch and one atomic write (all or nothing)."""
-    items = [_given(item) for item in body.items]
     with _store(request, caller) as engine:
-        return _json(encode_memories(engine.remember_many(items)), 201)
+        return _json(wire(engine.run(body)), 201)
 
 
 @router.post("/memories/batch", response_model=list[Optional[MemoryOut]], tags=["memories"])
 def get_many(body: GetManyRequest, request: Request, caller: Caller = READ) -> Response:
     """The memories with ``ids`` in their order, null where one does not exist."""
     with _store(request, caller) as engine:
-        return _json(encode_optional_memories(engine.get_many(**_given(body))))
+        return _json(wire(engine.run(body)))
 
 
 def _recall(body: RecallRequest, request: Request, caller: Caller) -> Response:
     tenants = request.app.state.tenants
     with _store(request, caller) as engine:
-        return _json(encode_recall_output(caller_recall(tenants, caller, engine, body)))
+        return _json(wire(caller_recall(tenants, caller, engine, body)))
 
 
 @router.post("/memories/recall", response_model=RecallOutputOut, tags=["recall"])
@@ -200,7 +203,7 @@ def recall_alias(body: RecallRequest, request: Request, caller: Caller = READ) -
 
 def _prime(body: PrimeRequest, request: Request, caller: Caller) -> Response:
     with _store(request, caller) as engine:
-        return _json(encode_prime_output(engine.prime(**_given(body))))
+        return _json(wire(engine.run(body)))
 
 
 @router.post("/memories/prime", response_model=PrimeOutputOut, tags=["recall"])
@@ -217,7 +220,7 @@ def prime_alias(body: PrimeRequest, request: Request, caller: Caller = READ) -> 
 
 def _forget(body: ForgetRequest, request: Request, caller: Caller) -> Response:
     with _store(request, caller) as engine:
-        return _json(encode_forget_result(engine.forget(**_given(body))))
+        return _json(wire(engine.run(body)))
 
 
 @router.post("/memories/forget", response_model=ForgetResultOut, tags=["memories"])
@@ -238,7 +241,7 @@ def forget_decayed(
 ) -> Response:
     """Forgets up to ``limit`` memories whose decay score is below ``floor``."""
     with _store(request, caller) as engine:
-        return _json(encode_forget_result(engine.forget_decayed(**_given(body))))
+        return _json(wire(engine.run(body)))
 
 
 @router.get("/memories/{id}", response_model=MemoryOut, tags=["memories"], responses=NOT_FOUND)
@@ -247,12 +250,13 @@ def get(
 ) -> Response:
     """One memory; 404 if it does not exist."""
     with _store(request, caller) as engine:
-        return _json(encode_memory(engine.get(id, include_embedding=include_embedding)))
+        given = _query(GetRequest, id=id, include_embedding=include_embedding)
+        return _json(wire(engine.run(given)))
 
 
 def _revise(id: str, body: ReviseChanges, request: Request, caller: Caller) -> Response:
     with _store(request, caller) as engine:
-        return _json(encode_memory(engine.revise(id, **_given(body))))
+        return _json(wire(engine.run(_with_id(ReviseRequest, id, body))))
 
 
 @router.put("/memories/{id}", response_model=MemoryOut, tags=["memories"], responses=REVISING)
@@ -278,14 +282,14 @@ def revise_alias(
 def lineage(id: str, request: Request, caller: Caller = READ) -> Response:
     """The revision chain through ``id``, oldest first."""
     with _store(request, caller) as engine:
-        return _json(encode_memories(engine.lineage(id)))
+        return _json(wire(engine.run(_query(LineageRequest, id=id))))
 
 
 @router.post("/memories/{id}/edges", status_code=204, tags=["memories"], responses=NOT_FOUND)
 def add_edges(id: str, body: EdgesRequest, request: Request, caller: Caller = WRITE) -> Response:
     """Adds edges from memory ``id`` (all or nothing); 204 with no body."""
     with _store(request, caller) as engine:
-        engine.add_edges(id, body.edges)
+        engine.run(_with_id(AddEdgesRequest, id, body))
     return Response(status_code=204)
 
 
@@ -295,14 +299,15 @@ def chat_context(
 ) -> Response:
     """The memories conversation ``id`` touched, in the order of their first touch."""
     with _store(request, caller) as engine:
-        return _json(encode_memories(engine.get_chat_context(id, **_optional("limit", limit))))
+        given = _query(ChatContextRequest, session_id=id, limit=limit)
+        return _json(wire(engine.run(given)))
 
 
 @router.get("/orphans", response_model=list[MemoryOut], tags=["listings"])
 def orphans(request: Request, limit: Optional[int] = None, caller: Caller = READ) -> Response:
     """Memories with no edge in either direction, newest first."""
     with _store(request, caller) as engine:
-        return _json(encode_memories(engine.list_orphans(**_optional("limit", limit))))
+        return _json(wire(engine.run(_query(OrphansRequest, limit=limit))))
 
 
 @router.get("/tombstones", response_model=list[TombstoneOut], tags=["listings"])
@@ -314,18 +319,18 @@ def tombstones(
 ) -> Response:
     """A page of tombstones in id order; pass the last id as ``after`` for the next."""
     with _store(request, caller) as engine:
-        found = engine.tombstones(after=after, **_optional("limit", limit))
-        return _json([encode_tombstone(tombstone) for tombstone in found])
+        found = engine.run(_query(TombstonesRequest, after=after, limit=limit))
+        return _json(wire(found))
 
 
 @router.get("/tombstones/{id}", response_model=TombstoneOut, tags=["listings"], responses=NOT_FOUND)
 def tombstone(id: str, request: Request, caller: Caller = READ) -> Response:
     """The tombstone of forgotten memory ``id``; 404 if there is none."""
     with _store(request, caller) as engine:
-        found = engine.tombstone(id)
+        found = engine.run(_query(TombstoneRequest, id=id))
     if found is None:
         raise NotFoundError(f"no tombstone for {id}")
-    return _json(encode_tombstone(found))
+    return _json(wire(found))
 
 
 @router.get("/contradictions", response_model=list[ContradictionOut], tags=["consolidate"])
@@ -338,12 +343,11 @@ def find_contradictions(
 ) -> Response:
     """Candidate contradictions: similar memories of one entity whose texts look opposed."""
     with _store(request, caller) as engine:
-        found = engine.find_contradictions(
-            entity_id=entity_id,
-            **_optional("threshold", threshold),
-            **_optional("limit", limit),
+        given = _query(
+            FindContradictionsRequest, entity_id=entity_id, threshold=threshold, limit=limit
         )
-        return _json([encode_contradiction(candidate) for candidate in found])
+        found = engine.run(given)
+        return _json(wire(found))
 
 
 @router.post(
@@ -355,7 +359,7 @@ def confirm_contradiction(
     """Records a confirmed contradiction: a ``contradicts`` edge (``link``) or a revision of the
     older memory that replaces the newer (``revise``)."""
     with _store(request, caller) as engine:
-        return _json(encode_memory(engine.confirm_contradiction(**_given(body))))
+        return _json(wire(engine.run(body)))
 
 
 @router.post("/reflect", response_model=ReflectResultOut, tags=["reflect"], responses=LLM_FAILURE)
@@ -363,7 +367,7 @@ def reflect(body: ReflectRequest, request: Request, caller: Caller = WRITE) -> R
     """Consolidates the scope's new memories into insights with the server's LLM provider
     (offline unless the server's environment configures one); 502 if the provider fails."""
     with _store(request, caller) as engine:
-        return _json(engine.reflect(**_given(body)).to_dict())
+        return _json(wire(engine.run(body)))
 
 
 @router.get("/insights", response_model=list[InsightOut], tags=["reflect"])
@@ -376,12 +380,14 @@ def insights(
 ) -> Response:
     """The scope's insights with their confidence, sources and staleness, oldest first."""
     with _store(request, caller) as engine:
-        found = engine.insights(
+        given = _query(
+            InsightsRequest,
             entity_id=entity_id,
             include_stale=include_stale,
-            **_optional("min_confidence", min_confidence),
+            min_confidence=min_confidence,
         )
-        return _json([encode_insight(insight) for insight in found])
+        found = engine.run(given)
+        return _json(wire(found))
 
 
 @router.post("/reflect/prepare", response_model=ReflectSessionOut, tags=["reflect"])
@@ -391,7 +397,7 @@ def reflect_prepare(
     """Agent-driven reflection: the clusters, their memories and the exact prompts, in a
     session that expires."""
     with _store(request, caller) as engine:
-        return _json(encode_reflect_session(engine.reflect_prepare(**_given(body))))
+        return _json(wire(engine.run(body)))
 
 
 @router.post(
@@ -406,15 +412,15 @@ def reflect_commit(
 ) -> Response:
     """Stores an agent host's insights for a prepared session (all or nothing)."""
     with _store(request, caller) as engine:
-        result = engine.reflect_commit(body.session_id, body.insights)
-        return _json(encode_commit_result(result), 201)
+        result = engine.run(body)
+        return _json(wire(result), 201)
 
 
 @router.get("/health", response_model=HealthStatusOut, tags=["health"])
 def health(request: Request, caller: Caller = READ) -> Response:
     """The caller's store: serving state, version, memory count and uptime."""
     with _store(request, caller) as engine:
-        return _json(encode_health_status(engine.health()))
+        return _json(wire(engine.run(HealthRequest())))
 
 
 @public.get("/health/live", tags=["health"])
@@ -466,7 +472,7 @@ async def subscribe(
     stack = ExitStack()
     try:
         engine = stack.enter_context(_store(request, caller))
-        native = await run_in_threadpool(engine.subscribe, **_given(body))
+        native = await run_in_threadpool(engine.open_subscription, body)
     except BaseException:
         stack.close()
         raise
@@ -493,7 +499,7 @@ async def subscribe(
                 wait = min(keepalive_at - time.monotonic(), key.wait_s())
                 push = await subscription.next(timeout=max(wait, 0.0))
                 if push is not None:
-                    yield _event("push", encode_subscribe_push(push), push.sequence_number)
+                    yield _event("push", wire(push), push.sequence_number)
                     keepalive_at = time.monotonic() + SSE_KEEPALIVE_S
                 elif subscription.closed:
                     yield _event("end", {"subscription_id": subscription.id})

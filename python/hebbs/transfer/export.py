@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from hebbs._native import MAX_LIST_PAGE, Memory, Tombstone
-from hebbs.api.responses import encode_memory
 from hebbs.embedder import BatchingEmbedder
 from hebbs.embedder.constants import BUNDLED_MODEL_ID
 from hebbs.engine import Hebbs, TokenPair
@@ -42,7 +41,7 @@ def memory_line(
     """The memory's JSON (as the REST server sends it) without the id's second spelling and
     the derived decay score, and without the vector unless ``embeddings``; with its
     conversation and its token vectors when it has them."""
-    line: dict[str, Any] = {"type": "memory", **encode_memory(memory)}
+    line: dict[str, Any] = {"type": "memory", **memory.to_dict()}
     del line["id_hex"], line["decay_score"]
     if not embeddings or line["embedding"] is None:
         del line["embedding"]
@@ -56,7 +55,10 @@ def memory_line(
 
 
 def tombstone_line(tombstone: Tombstone) -> dict[str, Any]:
-    return {"type": "tombstone", **tombstone.to_dict()}
+    """The tombstone's JSON without the id's second spelling."""
+    line: dict[str, Any] = {"type": "tombstone", **tombstone.to_dict()}
+    del line["id_hex"]
+    return line
 
 
 def export_lines(engine: Hebbs, *, embeddings: bool = True) -> Iterator[str]:

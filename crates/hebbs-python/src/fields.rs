@@ -1,0 +1,69 @@
+//! A request given as one dict of its fields (the Python request model's dump, only the fields
+//! the caller set): each field read by its name, its error naming it. A key that no field
+//! reads is an error, so a field the Python model gains and the binding does not read is never
+//! dropped silently; the defaults of the fields left out are the core's.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::invalid_type;
+
+/// Reads the fields of one request dict.
+pub struct Fields<'py> {
+    dict: Bound<'py, PyDict>,
+    read: Vec<&'static str>,
+}
+
+impl<'py> Fields<'py> {
+    /// The reader of `dict`.
+    pub fn new(dict: &Bound<'py, PyDict>) -> Self {
+        Self {
+            dict: dict.clone(),
+            read: Vec::new(),
+        }
+    }
+
+    /// The value of field `name`, None when it is missing or None.
+    pub fn object(&mut self, name: &'static str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.read.push(name);
+        Ok(self.dict.get_item(name)?.filter(|value| !value.is_none()))
+    }
+
+    /// Field `name` as a `T`, None when it is missing or None.
+    pub fn value<T: for<'a> FromPyObject<'a, 'py>>(
+        &mut self,
+        name: &'static str,
+    ) -> PyResult<Option<T>> {
+        self.object(name)?
+            .map(|value| {
+                value
+                    .extract::<T>()
+                    .map_err(|_| invalid_type(name, "has the wrong type for this field"))
+            })
+            .transpose()
+    }
+
+    /// Field `name` read with `read`, None when it is missing or None.
+    pub fn with<T>(
+        &mut self,
+        name: &'static str,
+        read: impl FnOnce(&Bound<'py, PyAny>, &str) -> PyResult<T>,
+    ) -> PyResult<Option<T>> {
+        self.object(name)?
+            .map(|value| read(&value, name))
+            .transpose()
+    }
+
+    /// Ends the reading: an `InvalidTypeError` for the first key no field read.
+    pub fn finish(self) -> PyResult<()> {
+        for key in self.dict.keys() {
+            let key: String = key
+                .extract()
+                .map_err(|_| invalid_type("request", "field names must be strings"))?;
+            if !self.read.contains(&key.as_str()) {
+                return Err(invalid_type(&key, format!("unknown field {key:?}")));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,133 @@
+"""Each operation's request model is the call (``hebbs.api.operations``): every request type
+runs on the embedded store and has an HTTP route (or is in-process only), ``run`` of a model
+answers as the keyword method does, and the native recall reads every field the model hands
+it, refusing any other, so no field is dropped on the way to the core."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import hebbs
+from hebbs import _native
+from hebbs.api import RecallRequest, Request, Returns, parse, requests
+from hebbs.api.operations import Operations
+from hebbs.client.operations import IN_PROCESS_ONLY, ROUTES
+from hebbs.engine import _HANDLERS, _RESOLVED_RECALL_FIELDS
+
+DIM = 8
+
+
+def _operation_requests() -> set[type[Any]]:
+    """Every request model that names what its operation returns."""
+    return {
+        model
+        for model in vars(requests).values()
+        if inspect.isclass(model)
+        and issubclass(model, Request)
+        and issubclass(model, Returns)
+        and model is not Request
+    }
+
+
+def test_every_request_runs_embedded_and_has_a_route_or_is_in_process_only() -> None:
+    models = _operation_requests()
+    assert set(_HANDLERS) == models
+    assert set(ROUTES) | set(IN_PROCESS_ONLY) == models
+    assert not set(ROUTES) & set(IN_PROCESS_ONLY)
+
+
+def test_each_keyword_method_is_defined_once_for_every_store() -> None:
+    """The stores inherit the keyword methods: none spells a signature of its own."""
+    methods = {
+        name
+        for name, value in vars(Operations).items()
+        if inspect.isfunction(value) and not name.startswith("_") and name != "run"
+    }
+    assert "recall" in methods
+    assert "subscribe" in methods
+    for store in (hebbs.Hebbs, hebbs.HebbsClient):
+        for name in methods - {"open_subscription"}:
+            assert name not in vars(store), f"{store.__name__}.{name} repeats the signature"
+
+
+def test_run_of_a_model_answers_as_the_keyword_method(tmp_path: Path) -> None:
+    def embed(texts: list[str]) -> np.ndarray:
+        rows = np.zeros((len(texts), DIM), dtype=np.float32)
+        for row, text in enumerate(texts):
+            rows[row, len(text) % DIM] = 1.0
+        return rows
+
+    with hebbs.Hebbs.open(tmp_path / "db", embedder=embed, token_vectors=False) as engine:
+        engine.remember("the invoice was late", entity_id="acme")
+        engine.remember("the renewal is signed", entity_id="acme")
+        by_keyword = engine.recall("invoice", top_k=2, strategies=["similarity", "keyword"])
+        by_model = engine.run(
+            parse(
+                RecallRequest,
+                {"cue": "invoice", "top_k": 2, "strategies": ["similarity", "keyword"]},
+            )
+        )
+        assert [r.memory.id for r in by_model.results] == [r.memory.id for r in by_keyword.results]
+        with pytest.raises(hebbs.InvalidTypeError) as caught:
+            engine.run(object())  # type: ignore[arg-type]
+        assert caught.value.field == "request"
+
+
+#: A value for each recall field the native call reads, to show that it reads it.
+_SAMPLES: dict[str, Any] = {
+    "cue": "billing",
+    "time_range": (0, 2**40),
+    "ef_search": 64,
+    "include_embedding": True,
+    "filter": {"kind": "episode"},
+    "strategies": ["similarity"],
+    "top_k": 3,
+    "entity_id": "acme",
+    "seed_memory_id": None,
+    "edge_types": ["caused_by"],
+    "max_depth": 2,
+    "direction": "both",
+    "analogical_alpha": 0.3,
+    "cue_context": {"channel": "email"},
+    "rrf_k": 30,
+    "min_relevance": 0.0,
+    "graph_context": 1,
+    "session_id": "s1",
+    "include_superseded": True,
+    "rerank": "none",
+    "rerank_top_n": 5,
+}
+
+
+def test_the_native_recall_reads_every_model_field_and_refuses_others(tmp_path: Path) -> None:
+    native = _native.NativeEngine(str(tmp_path / "db"), dimension=DIM)
+    cue = np.ones(DIM, dtype=np.float32)
+    native.remember("acme billing dispute", cue, entity_id="acme")
+    passed_on = set(RecallRequest.model_fields) - _RESOLVED_RECALL_FIELDS
+    assert passed_on == set(_SAMPLES)
+    for name in sorted(passed_on):
+        native.recall({"cue_embedding": cue, name: _SAMPLES[name]})
+    with pytest.raises(hebbs.InvalidTypeError) as caught:
+        native.recall({"cue_embedding": cue, "quality": "best"})
+    assert caught.value.field == "quality"
+    with pytest.raises(hebbs.InvalidTypeError) as caught:
+        native.recall({"cue_embedding": cue, "top_k": "ten"})
+    assert caught.value.field == "top_k"
+
+
+def test_the_core_logs_through_python_logging(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="hebbs_core"):
+        native = _native.NativeEngine(str(tmp_path / "db"), dimension=DIM)
+        native.close()
+    [opened] = [r for r in caplog.records if r.name == "hebbs_core.engine"]
+    assert opened.levelno == logging.INFO
+    assert str(tmp_path / "db") in opened.getMessage()
+    assert "0 memories" in opened.getMessage()
