@@ -42,7 +42,7 @@ from hebbs.cluster.deployments import ActorLink, coordinator
 from hebbs.cluster.hashing import owner
 from hebbs.embedder import default_embedder
 from hebbs.ray import ingest
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 
 #: Rows per batch, for the baseline and the Ray ingest alike.
 BATCH = 256

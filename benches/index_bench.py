@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from hebbs import Hebbs
-from hebbs.index.phrases import tags
+from hebbs.ingest.phrases import tags
 
 COMPANIES = ["CloudVault", "Acme Corp", "Globex", "Initech", "Umbrella", "Hooli", "Stark Labs"]
 TOPICS = [

@@ -23,8 +23,8 @@ from fake_llm import start
 from hebbs import Hebbs
 from hebbs.llm import OfflineProvider, OpenAIProvider
 from hebbs.reflect import pipeline
-from hebbs.reflect.cluster import adjusted_rand_index, cluster, normalise
 from hebbs.reflect.gather import cluster_views, gather
+from hebbs.reflect.kmeans import adjusted_rand_index, cluster, normalise
 
 DIM = 384
 SUBJECTS = [

@@ -41,7 +41,7 @@ import numpy as np
 
 import hebbs
 from hebbs.embedder import default_embedder
-from hebbs.server.tenants import DEFAULT_TENANT, TENANTS_DIR
+from hebbs.service.tenants import DEFAULT_TENANT, TENANTS_DIR
 
 SEED = 7
 DIM = 384

@@ -2,7 +2,7 @@
 costs on a tenant whose store is open against one whose store must be opened first.
 
 In a temporary data directory, creates ``--tenants`` tenants (one API key each, through
-:class:`hebbs.server.keys.KeyStore`), starts a real server (``hebbs.server.serve.serve``, what
+:class:`hebbs.service.keys.KeyStore`), starts a real server (``hebbs.server.serve.serve``, what
 ``hebbs serve`` runs, API keys on, in a subprocess on 127.0.0.1) and stores ``--memories``
 memories in each tenant with one ``POST /v1/memories/bulk`` (384-d random unit vectors passed
 in, so the load does not wait for the model). Then:
@@ -46,8 +46,8 @@ from typing import Any
 import httpx
 import numpy as np
 
-from hebbs.server.keys import KeyStore
-from hebbs.server.tenants import DEFAULT_MAX_OPEN_TENANTS, TENANTS_DIR
+from hebbs.service.keys import KeyStore
+from hebbs.service.tenants import DEFAULT_MAX_OPEN_TENANTS, TENANTS_DIR
 
 SEED = 29
 DIM = 384

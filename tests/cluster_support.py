@@ -26,7 +26,7 @@ from fake_llm import start as start_llm
 # Imported before any test module imports Ray: it makes the tests' Ray bind to 127.0.0.1.
 from hebbs.cluster import ClusterConfig
 from hebbs.cluster.config import Placement
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 from remote import _free_port as free_port
 
 if TYPE_CHECKING:

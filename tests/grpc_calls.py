@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from hebbs.rpc import hebbs_pb2 as pb
-from hebbs.server.keys import KeyStore
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 #: Seconds a test's call may take (a loaded CI machine, a store opening).
 CALL_TIMEOUT_S = 60.0

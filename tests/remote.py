@@ -28,7 +28,7 @@ import pytest
 import hebbs
 from hebbs import Hebbs, HebbsClient
 from hebbs.embedder import Embedder
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 
 #: What a shared test runs on.
 Store = Union[Hebbs, HebbsClient]

@@ -25,7 +25,7 @@ from hebbs.cli.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from hebbs.cli.parser import build_parser
 from hebbs.cli.runner import DEBUG_ENV
 from hebbs.engine import Hebbs
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 
 #: A lone surrogate: what Python makes of bytes in argv that are not UTF-8.
 SURROGATE = "\udcff"

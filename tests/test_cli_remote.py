@@ -25,8 +25,8 @@ from hebbs.cli.errors import EXIT_AUTH, EXIT_FAILURE, EXIT_OK, EXIT_UNAVAILABLE,
 from hebbs.cli.runner import DEBUG_ENV
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, URL_ENV
 from hebbs.embedder import Embedder
-from hebbs.server.keys import KeyStore
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 #: Scores differ by the recency a few milliseconds add; everything else is equal.
 SCORE_TOLERANCE = 1e-3

@@ -19,7 +19,7 @@ from hebbs import AsyncHebbs, AsyncHebbsClient, Hebbs, HebbsClient
 from hebbs.client.errors import ERROR_CLASSES, error_from_response
 from hebbs.client.operations import OPERATIONS
 from hebbs.client.sse import EventParser, subscription_id
-from hebbs.server.errors import ENGINE_ERRORS
+from hebbs.service.errors import ENGINE_ERRORS
 
 #: Names only one side has: how each is opened, and the client's base URL.
 OPENERS = {"open"}

@@ -24,7 +24,7 @@ from hebbs import AuthError, HebbsClient, NotFoundError
 from hebbs.cluster.constants import INGRESS_HEADER, KEY_CACHE_TTL_S
 from hebbs.cluster.hashing import moves, owner
 from hebbs.errors import HebbsError
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 
 #: Memories written per tenant by the first test (one remember each, then a bulk write).
 PER_TENANT = 5

@@ -18,7 +18,7 @@ import httpx
 from cluster_support import free_port
 from hebbs import HebbsClient
 from hebbs.cluster.hashing import owner
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 
 HEBBS = [str(Path(sys.executable).with_name("hebbs"))]
 #: Seconds the subprocess may take to deploy (its own Ray, one shard, the ingress).

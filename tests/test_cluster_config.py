@@ -17,9 +17,9 @@ from hebbs.cluster.config import ConfigError, Placement, load_config, parse_conf
 from hebbs.cluster.constants import DEFAULT_INGRESS_REPLICAS
 from hebbs.cluster.hashing import moves, owner
 from hebbs.cluster.ingress import is_write
-from hebbs.cluster.keys import CachedKeys
+from hebbs.cluster.key_cache import CachedKeys
 from hebbs.cluster.state import initial_state, load_state, state_path
-from hebbs.server.keys import KeyInfo, KeyStore
+from hebbs.service.keys import KeyInfo, KeyStore
 
 names = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,12}", fullmatch=True)
 

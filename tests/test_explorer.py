@@ -26,8 +26,8 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 import hebbs
-from hebbs.server.keys import KeyStore
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(os.environ.get("HEBBS_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "explorer"

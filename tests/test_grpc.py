@@ -22,8 +22,8 @@ from tests.venvs import cached_venv
 from hebbs import Hebbs
 from hebbs.embedder import Embedder
 from hebbs.rpc import hebbs_pb2
-from hebbs.server.keys import KeyStore
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO = ROOT / "python" / "hebbs" / "rpc" / "hebbs.proto"

@@ -15,8 +15,8 @@ from fake_llm import start
 from hebbs import Hebbs
 from hebbs.cli.errors import EXIT_OK
 from hebbs.embedder import Embedder
-from hebbs.index.extract import normalise_entity, offline_extract
-from hebbs.index.parse import sections_of
+from hebbs.ingest.extract import normalise_entity, offline_extract
+from hebbs.ingest.parse import sections_of
 from hebbs.llm import OpenAIProvider
 from test_cli import Cli, cli, db
 

@@ -31,8 +31,8 @@ import hebbs
 from conftest import HASH_DIM, word_hash_embed
 from hebbs import Hebbs
 from hebbs._native import MAX_ENTITY_ID_BYTES, NativeEngine
-from hebbs.index.constants import MANIFEST_PREFIX
-from hebbs.index.schemas import MAX_PROPOSITION_CHARS
+from hebbs.ingest.constants import MANIFEST_PREFIX
+from hebbs.ingest.schemas import MAX_PROPOSITION_CHARS
 
 pytestmark = [
     pytest.mark.embedded_only("indexing reads this machine's files"),

@@ -1,4 +1,4 @@
-"""Offline noun phrases (``hebbs.index.phrases``): precision and recall on hand-labelled
+"""Offline noun phrases (``hebbs.ingest.phrases``): precision and recall on hand-labelled
 sentences, junk rejected (determiners, pronouns, stop words, numbers, time units), plural heads
 singularised; and noun-phrase entities flowing like names through indexing: entity ids on
 propositions, ``related_to`` edges between propositions that share one, the subject as the
@@ -12,8 +12,8 @@ import pytest
 
 import hebbs
 from hebbs import Hebbs
-from hebbs.index.extract import normalise_entity, offline_extract
-from hebbs.index.phrases import noun_phrases
+from hebbs.ingest.extract import normalise_entity, offline_extract
+from hebbs.ingest.phrases import noun_phrases
 
 pytestmark = pytest.mark.embedded_only("indexing reads this machine's files")
 

@@ -17,7 +17,7 @@ from hebbs import ConflictError, Hebbs, HebbsClient, InvalidValueError
 from hebbs.cli import main
 from hebbs.cli.errors import EXIT_CONFLICT
 from hebbs.embedder import Embedder
-from hebbs.server.keys import KeyStore
+from hebbs.service.keys import KeyStore
 from remote import Server, Store
 
 #: What the organization remembers.

@@ -20,7 +20,7 @@ from hebbs import Hebbs
 from hebbs.embedder import Embedder
 from hebbs.errors import InvalidValueError, LLMError
 from hebbs.llm import OpenAIProvider
-from hebbs.reflect.cluster import adjusted_rand_index, cluster, normalise, silhouette
+from hebbs.reflect.kmeans import adjusted_rand_index, cluster, normalise, silhouette
 from hebbs.reflect.pipeline import importance
 
 pytestmark = pytest.mark.embedded_only(

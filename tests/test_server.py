@@ -38,9 +38,9 @@ from hebbs._native import (
 )
 from hebbs.api import responses
 from hebbs.embedder import Embedder
-from hebbs.server.keys import KeyStore
 from hebbs.server.metrics import CONTENT_TYPE as PROMETHEUS_CONTENT_TYPE
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 Embed = Callable[[list[str]], np.ndarray]
 TENANT = "acme"

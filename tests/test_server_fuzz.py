@@ -27,8 +27,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from hebbs.server.keys import KeyStore
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 Embed = Callable[[list[str]], np.ndarray]
 

@@ -14,9 +14,9 @@ import httpx
 import numpy as np
 import pytest
 
-from hebbs.server.keys import KeyStore
 from hebbs.server.loopback import host_name, is_loopback, origin_is_loopback
 from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
 
 Embed = Callable[[list[str]], np.ndarray]
 

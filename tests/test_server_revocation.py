@@ -27,16 +27,16 @@ from mcp.shared.exceptions import MCPError
 
 from hebbs import AuthError, HebbsClient
 from hebbs.rpc import hebbs_pb2 as pb
-from hebbs.server.auth import (
+from hebbs.server.serve import BackgroundServer
+from hebbs.service.auth import (
     KEY_RECHECK_S,
     AuthConfig,
     Caller,
     KeyWatch,
     authenticate_header,
 )
-from hebbs.server.keys import KeyStore
-from hebbs.server.limits import TokenBuckets
-from hebbs.server.serve import BackgroundServer
+from hebbs.service.keys import KeyStore
+from hebbs.service.limits import TokenBuckets
 
 Embed = Callable[[list[str]], np.ndarray]
 

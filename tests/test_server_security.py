@@ -17,9 +17,9 @@ import httpx
 import numpy as np
 import pytest
 
-from hebbs.server.keys import KeyStore
 from hebbs.server.serve import BackgroundServer
-from hebbs.server.tenants import TENANTS_DIR
+from hebbs.service.keys import KeyStore
+from hebbs.service.tenants import TENANTS_DIR
 
 Embed = Callable[[list[str]], np.ndarray]
 #: The body limit of the module's server: small, so the oversized cases stay fast.

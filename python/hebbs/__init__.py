@@ -41,7 +41,7 @@ from hebbs.errors import (
     VectorIndexError,
     _deprecated_alias,
 )
-from hebbs.index import IndexResult
+from hebbs.ingest import IndexResult
 from hebbs.reflect import CommitResult, Insight, PreparedCluster, ReflectResult, ReflectSession
 from hebbs.subscription import AsyncSubscription, Subscription
 from hebbs.types import (

@@ -14,7 +14,7 @@ from typing import Any, Callable, Final, Optional, TypeVar, Union, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import (
     DEFAULT_FORGET_LIMIT,
     VECTOR_STRATEGIES,
@@ -72,8 +72,8 @@ from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
 from hebbs.embedder.token_vectors import quantize_int8, token_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
-from hebbs.index import IndexResult
-from hebbs.index import pipeline as index_pipeline
+from hebbs.ingest import IndexResult
+from hebbs.ingest import pipeline as index_pipeline
 from hebbs.llm import LLMProvider, provider_from_env
 from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
 from hebbs.reflect import agent as reflect_agent

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from hebbs._convert import ID_FORMS, ID_TEXT, id_bytes
+from hebbs._inputs import ID_FORMS, ID_TEXT, id_bytes
 from hebbs._native import (
     DIRECTIONS,
     MAX_CONTENT_BYTES,

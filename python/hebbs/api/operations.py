@@ -93,7 +93,7 @@ from hebbs.types import MemoryIdLike, TimestampLike, TokenVectors, TokenVectorsI
 
 if TYPE_CHECKING:
     from hebbs.consolidate import ContradictionCandidate
-    from hebbs.index import IndexResult
+    from hebbs.ingest import IndexResult
     from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession
 
 #: What ``kind=`` accepts: a :class:`MemoryKind` or its name.

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
 from hebbs import _native
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import (
     DEFAULT_ANALOGICAL_ALPHA,
     DEFAULT_CAUSAL_DEPTH,
@@ -86,7 +86,7 @@ from hebbs.reflect.constants import (
 if TYPE_CHECKING:
     # Results named in string form by the models' ``Returns`` (their modules import this one).
     from hebbs.consolidate import ContradictionCandidate  # noqa: F401
-    from hebbs.index import IndexResult  # noqa: F401
+    from hebbs.ingest import IndexResult  # noqa: F401
     from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession  # noqa: F401
     from hebbs.types import TokenVectors  # noqa: F401
 

@@ -42,8 +42,8 @@ from hebbs.reflect.constants import (
     DEFAULT_REFLECT_MAX_MEMORIES,
     DEFAULT_SESSION_TTL_S,
 )
-from hebbs.server.keys import SCOPES
 from hebbs.server.settings import DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_UI_PORT
+from hebbs.service.keys import SCOPES
 
 #: What ``recall --quality`` and ``--rerank`` accept: the request model's names.
 QUALITY_PRESETS: Final = get_args(QualityName)

@@ -11,11 +11,11 @@ import time
 import webbrowser
 from typing import Final
 
-from hebbs._convert import conflict
+from hebbs._inputs import conflict
 from hebbs.cli.commands import CommandOutput
 from hebbs.cli.errors import UsageError
 from hebbs.errors import ConflictError, NotFoundError
-from hebbs.server.keys import KeyInfo, KeyStore
+from hebbs.service.keys import KeyInfo, KeyStore
 
 #: What ``serve`` prints when the server has stopped.
 STOPPED: Final = "server stopped"

@@ -19,7 +19,7 @@ from typing import Any, Final
 from hebbs import _native as native
 from hebbs.api.fields import EDGE_TYPE_NAMES, MEMORY_KIND_NAMES, U64_MAX
 from hebbs.api.fields import MAX_JSON_DEPTH as FIELD_JSON_DEPTH
-from hebbs.server.tenants import valid_tenant
+from hebbs.service.tenants import valid_tenant
 
 #: Separator inside ``--edge`` and ``--weights`` values.
 FIELD_SEPARATOR: Final = ":"

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from hebbs._convert import ID_BYTES, invalid
+from hebbs._inputs import ID_BYTES, invalid
 from hebbs._native import Edge, EdgeType, MemoryKind, RecallStrategyConfig, ScoringWeights
 from hebbs.api import Request
 

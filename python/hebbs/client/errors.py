@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hebbs._convert import conflict, invalid
+from hebbs._inputs import conflict, invalid
 from hebbs.errors import (
     AuthError,
     ClosedError,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Final, Generic, TypeVar, cast
 from urllib.parse import quote
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import (
     ForgetResult,
     HealthStatus,

@@ -34,7 +34,7 @@ from typing import Any
 
 from hebbs.cluster.constants import DEFAULT_CLUSTER_PORT, DEFAULT_INGRESS_REPLICAS, SHARDS_DIR
 from hebbs.server.settings import DEFAULT_HOST
-from hebbs.server.tenants import valid_tenant
+from hebbs.service.tenants import valid_tenant
 
 if sys.version_info >= (3, 11):
     import tomllib

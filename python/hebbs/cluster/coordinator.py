@@ -4,7 +4,7 @@ needs a disk two nodes share.
 
 - **The key store**: ``DATA_DIR/keys.sqlite3`` on the head node (``hebbs keys create --db
   DATA_DIR`` writes it there); ingress replicas and shards ask :meth:`Coordinator.lookup` and
-  keep the answer for :data:`KEY_CACHE_TTL_S` (:mod:`hebbs.cluster.keys`).
+  keep the answer for :data:`KEY_CACHE_TTL_S` (:mod:`hebbs.cluster.key_cache`).
 - **The shard list and placements**: ``cluster.json`` (:mod:`hebbs.cluster.state`).
 - **The tenants being moved and the writes in flight**: an ingress replica asks
   :meth:`Coordinator.begin_write` before it forwards a write (refused, None, while the tenant
@@ -46,8 +46,8 @@ from hebbs.cluster.hashing import owner
 from hebbs.cluster.ingress import Resolver, ShardUrls
 from hebbs.cluster.shard import IMPORT_ROUTE
 from hebbs.cluster.state import ClusterState, load_state, save_state
-from hebbs.server.keys import KeyInfo, KeyStore
 from hebbs.server.transfer_routes import NDJSON
+from hebbs.service.keys import KeyInfo, KeyStore
 
 LOG = logging.getLogger("hebbs.cluster")
 

@@ -38,11 +38,11 @@ from hebbs.cluster.constants import (
 from hebbs.cluster.coordinator import Coordinator
 from hebbs.cluster.hashing import owner as owner_of
 from hebbs.cluster.ingress import Router, ShardUnavailable
-from hebbs.cluster.keys import CachedKeys
+from hebbs.cluster.key_cache import CachedKeys
 from hebbs.cluster.runtime import bind_replicas_to_loopback, node_address
 from hebbs.cluster.shard import ShardServer
-from hebbs.server.errors import ApiError, not_ready
-from hebbs.server.keys import KeyInfo
+from hebbs.service.errors import ApiError, not_ready
+from hebbs.service.keys import KeyInfo
 
 #: Every method the ingress forwards.
 METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]

@@ -6,7 +6,7 @@ HTTP.
 ingress replica (``ingress_replicas`` of them behind Serve's proxy) and links it to the
 coordinator (:mod:`hebbs.cluster.coordinator`) and the shards' URLs. The replicas hold nothing
 that must agree: keys are looked up at the coordinator and kept :data:`KEY_CACHE_TTL_S`
-(:mod:`hebbs.cluster.keys`); reads are routed by the shard list fetched from it at most
+(:mod:`hebbs.cluster.key_cache`); reads are routed by the shard list fetched from it at most
 :data:`ROUTE_CACHE_TTL_S` ago; every write asks the coordinator first (:meth:`begin_write`:
 its owner, or refused while its tenant moves) and tells it when done, so a move is seen by
 every replica at once.
@@ -47,12 +47,12 @@ from hebbs.cluster.constants import (
     SHARD_WAIT_S,
 )
 from hebbs.cluster.hashing import owner
-from hebbs.cluster.keys import CachedKeys
-from hebbs.server.auth import SCHEME, AuthConfig, authenticate_header
-from hebbs.server.errors import ApiError, error_body, not_ready
-from hebbs.server.keys import KeyInfo
-from hebbs.server.limits import TokenBuckets
+from hebbs.cluster.key_cache import CachedKeys
 from hebbs.server.transfer_routes import NDJSON
+from hebbs.service.auth import SCHEME, AuthConfig, authenticate_header
+from hebbs.service.errors import ApiError, error_body, not_ready
+from hebbs.service.keys import KeyInfo
+from hebbs.service.limits import TokenBuckets
 
 LOG = logging.getLogger("hebbs.cluster")
 

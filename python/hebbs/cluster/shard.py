@@ -3,7 +3,7 @@ shard's own data directory on its node's disk, served by uvicorn on its Ray node
 (127.0.0.1 on one machine) and a free port inside its Ray Serve replica
 (:mod:`hebbs.cluster.deployments`); the ingress forwards to that port over HTTP, so streamed
 answers (export, subscriptions) pass as they are. Its keys are the coordinator's, through a
-:class:`~hebbs.cluster.keys.CachedKeys` put in place of the key store the app opens (which
+:class:`~hebbs.cluster.key_cache.CachedKeys` put in place of the key store the app opens (which
 stays empty: nothing writes it).
 
 Beside the ``/v1`` routes a shard has internal ones under :data:`INTERNAL_PREFIX`, left out of
@@ -22,13 +22,13 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from hebbs.cluster.constants import INTERNAL_PREFIX, SECRET_HEADER
-from hebbs.cluster.keys import CachedKeys
-from hebbs.server.auth import AuthConfig
-from hebbs.server.errors import ApiError, forbidden
-from hebbs.server.limits import BodyLimit
+from hebbs.cluster.key_cache import CachedKeys
 from hebbs.server.serve import BackgroundServer
-from hebbs.server.tenants import TenantStores, valid_tenant
 from hebbs.server.transfer_routes import export_response, import_body
+from hebbs.service.auth import AuthConfig
+from hebbs.service.errors import ApiError, forbidden
+from hebbs.service.limits import BodyLimit
+from hebbs.service.tenants import TenantStores, valid_tenant
 
 #: The internal import's route (one path for every tenant, named by the query, so that the body
 #: limit's exemption, which matches whole paths, can name it).

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 
 from .anthropic import AnthropicProvider
 from .constants import (

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.errors import LLMError
 
 from .constants import (

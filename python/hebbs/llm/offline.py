@@ -1,6 +1,6 @@
 """``OfflineProvider``: answers the pipelines' tasks without a model or a network, from the
 task's ``data``: extractive insights for reflection (:mod:`hebbs.reflect.extractive`) and
-sentence-split propositions with rule-based entities for indexing (:mod:`hebbs.index.extract`).
+sentence-split propositions with rule-based entities for indexing (:mod:`hebbs.ingest.extract`).
 Deterministic: the same data gives the same answer."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ Handler = Callable[[dict[str, Any]], dict[str, Any]]
 _HANDLERS: dict[str, tuple[str, str]] = {
     "reflect.propose": ("hebbs.reflect.extractive", "offline_propose"),
     "reflect.validate": ("hebbs.reflect.extractive", "offline_validate"),
-    "index.extract": ("hebbs.index.extract", "offline_extract"),
+    "index.extract": ("hebbs.ingest.extract", "offline_extract"),
 }
 
 

@@ -5,7 +5,7 @@ a ``read`` key at least; 401/403/429 as JSON before MCP sees it), and each tool 
 store of the tenant of the key that sent *that* request, after checking the key's scope covers
 the tool (``write`` for remember, revise and forget): a session id never carries a tenant, so no
 key reaches another tenant's store through one. ``recall`` with ``include_organization`` also
-answers from the caller's organization, as REST's does (:mod:`hebbs.server.organization`). The
+answers from the caller's organization, as REST's does (:mod:`hebbs.service.organization`). The
 transport is stateless (no MCP session kept between requests) and answers JSON; it opens no
 event stream (``GET`` is 405, as the specification allows), so a revoked or expired key ends its
 sessions at their next request. Without auth (loopback only) the server's loopback check
@@ -29,10 +29,10 @@ from starlette.types import Receive, Scope, Send
 
 from hebbs.mcp.server import StoreSource, build_server
 from hebbs.mcp.tools import Tool
-from hebbs.server.auth import Caller, authenticate
-from hebbs.server.errors import ApiError, error_response, forbidden, unauthorized
-from hebbs.server.organization import CallerStore
-from hebbs.server.tenants import TenantStores
+from hebbs.service.auth import Caller, authenticate
+from hebbs.service.errors import ApiError, error_response, forbidden, unauthorized
+from hebbs.service.organization import CallerStore
+from hebbs.service.tenants import TenantStores
 
 #: Where ``hebbs serve`` mounts the transport.
 MCP_PATH: Final = "/mcp"

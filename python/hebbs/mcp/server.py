@@ -23,7 +23,7 @@ from hebbs import __version__
 from hebbs.api.responses import JsonObject
 from hebbs.errors import HebbsError
 from hebbs.mcp.tools import TOOLS, TOOLS_BY_NAME, Tool
-from hebbs.server.errors import ApiError, error_body, from_engine
+from hebbs.service.errors import ApiError, error_body, from_engine
 
 #: The server's name in the MCP handshake.
 SERVER_NAME: Final = "hebbs"
@@ -37,7 +37,7 @@ INSTRUCTIONS: Final = (
 
 #: The store a tool call runs on: given the call's context and the tool, a context manager
 #: holding a :class:`~hebbs.Hebbs` or :class:`~hebbs.HebbsClient` for the call's duration. It
-#: raises :class:`~hebbs.server.errors.ApiError` for a caller who may not run the tool.
+#: raises :class:`~hebbs.service.errors.ApiError` for a caller who may not run the tool.
 StoreSource = Callable[[ServerRequestContext[Any, Any], Tool], AbstractContextManager[Any]]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Final, cast
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import (
     DEFAULT_IMPORTANCE,
     DEFAULT_PRIME_MAX_MEMORIES,

@@ -16,9 +16,8 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import NativeEngine
-from hebbs.api.requests import CommitInsight
 
 from .constants import DEFAULT_SESSION_TTL_S
 from .gather import cluster_views, gather
@@ -36,6 +35,7 @@ from .state import (
 )
 
 if TYPE_CHECKING:
+    from hebbs.api.requests import CommitInsight
     from hebbs.engine import Hebbs
 
 

@@ -12,8 +12,8 @@ from numpy.typing import NDArray
 
 from hebbs._native import MAX_LIST_PAGE, Memory, MemoryKind, NativeEngine
 
-from .cluster import Clustering, cluster, normalise
 from .constants import MAX_PROMPT_INSIGHTS, MAX_PROMPT_MEMORIES
+from .kmeans import Clustering, cluster, normalise
 from .prompts import ClusterView, ExistingInsight, Member
 from .state import Cursor, read_cursor
 

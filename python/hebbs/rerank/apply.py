@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.errors import RerankError
 from hebbs.types import Memory, RecallOutput, RecallResult, StrategyError
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.embedder.onnx_embedder import _make_session, _model_inputs, load_tokenizer
 from hebbs.errors import RerankError
 

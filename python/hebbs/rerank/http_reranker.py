@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.errors import RerankError
 
 from .constants import DEFAULT_HTTP_TIMEOUT_S, HTTP_ERROR_BODY_PREVIEW

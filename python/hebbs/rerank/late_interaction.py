@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.embedder import OnnxEmbedder, default_embedder
 from hebbs.embedder.onnx_embedder import load_tokenizer
 from hebbs.embedder.token_vectors import keep_mask, punctuation_ids

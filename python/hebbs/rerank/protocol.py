@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import id_bytes, invalid
+from hebbs._inputs import id_bytes, invalid
 from hebbs.types import MemoryIdLike
 
 
@@ -86,7 +86,7 @@ def check_ids(ids: object, count: int) -> list[bytes]:
 
 
 def memory_key(value: object, field: str) -> bytes:
-    """The 16 raw bytes of a memory id given as bytes or text (:func:`hebbs._convert.id_bytes`)."""
+    """The 16 raw bytes of a memory id given as bytes or text (:func:`hebbs._inputs.id_bytes`)."""
     return id_bytes(value, field)
 
 

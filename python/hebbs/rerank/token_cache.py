@@ -28,7 +28,7 @@ from typing import Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.embedder.token_vectors import dequantize_int8, quantize_int8
 from hebbs.errors import InvalidInputError
 from hebbs.types import MemoryIdLike, TokenVectors, TokenVectorsItem

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from google.protobuf import struct_pb2
 
-from hebbs._convert import conflict, invalid
+from hebbs._inputs import conflict, invalid
 from hebbs._native import (
     Edge,
     ForgetResult,

@@ -13,8 +13,8 @@ import grpc
 
 from hebbs.rpc.services import RpcState, handlers
 from hebbs.rpc.subscriptions import FeedSubscriptions
-from hebbs.server.auth import AuthConfig
-from hebbs.server.tenants import TenantStores
+from hebbs.service.auth import AuthConfig
+from hebbs.service.tenants import TenantStores
 
 #: Worker threads: concurrent calls, open subscription streams included.
 DEFAULT_GRPC_WORKERS: Final = 32

@@ -24,7 +24,7 @@ from typing import Any, Callable, Final
 import grpc
 from google.protobuf.message import DecodeError
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import DEFAULT_LIST_PAGE
 from hebbs.api import (
     ForgetDecayedRequest,
@@ -43,9 +43,9 @@ from hebbs.errors import HebbsError
 from hebbs.rpc import convert
 from hebbs.rpc import hebbs_pb2 as pb
 from hebbs.rpc.subscriptions import FeedSubscriptions
-from hebbs.server.auth import AuthConfig, Caller, KeyWatch, authenticate_header
-from hebbs.server.errors import BODY_FIELD, ApiError, from_engine
-from hebbs.server.tenants import TenantStores
+from hebbs.service.auth import AuthConfig, Caller, KeyWatch, authenticate_header
+from hebbs.service.errors import BODY_FIELD, ApiError, from_engine
+from hebbs.service.tenants import TenantStores
 
 #: gRPC status of each HTTP status the REST server would answer.
 STATUS_CODES: Final = {
@@ -167,7 +167,7 @@ def set_policy(ctx: Context, request: Any) -> Any:
 
 def subscribe(ctx: Context, request: Any) -> Iterator[Any]:
     """The handshake, then the pushes, until the client goes or the subscription is closed;
-    ``UNAUTHENTICATED`` within :data:`~hebbs.server.auth.KEY_RECHECK_S` seconds of the key's
+    ``UNAUTHENTICATED`` within :data:`~hebbs.service.auth.KEY_RECHECK_S` seconds of the key's
     revocation or expiry."""
     with ctx.store("read", request) as engine:
         assert ctx.caller is not None

@@ -1,12 +1,12 @@
 """The hebbs REST server (``hebbs serve``): FastAPI on uvicorn, one store per tenant, API keys.
 
 Modules, one concern each: :mod:`~hebbs.server.app` (``create_app``), :mod:`~hebbs.server.routes`
-(the ``/v1/`` endpoints), :mod:`~hebbs.server.errors` (failures as HTTP answers),
-:mod:`~hebbs.server.keys` (the API key store), :mod:`~hebbs.server.tenants` (the tenants'
-stores), :mod:`~hebbs.server.auth` (keys to tenant and scope), :mod:`~hebbs.server.limits` (body
+(the ``/v1/`` endpoints), :mod:`~hebbs.service.errors` (failures as HTTP answers),
+:mod:`~hebbs.service.keys` (the API key store), :mod:`~hebbs.service.tenants` (the tenants'
+stores), :mod:`~hebbs.service.auth` (keys to tenant and scope), :mod:`~hebbs.service.limits` (body
 size and rate limits), :mod:`~hebbs.server.metrics` (Prometheus) and :mod:`~hebbs.server.serve`
 (the uvicorn runner). Needs the ``server`` extra: ``pip install 'hebbs[server]'``; the key store
-and the tenant rules (:mod:`~hebbs.server.keys`, :mod:`~hebbs.server.tenants`) import without it.
+and the tenant rules (:mod:`~hebbs.service.keys`, :mod:`~hebbs.service.tenants`) import without it.
 """
 
 from __future__ import annotations

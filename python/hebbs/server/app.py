@@ -3,8 +3,8 @@
 FastAPI is the framework because the request models are pydantic v2 already: the model of each
 operation is at once the embedded API's validation, the server's JSON codec and its OpenAPI
 document (``/openapi.json``, ``/docs``). Data layout: ``DATA_DIR/keys.sqlite3`` (the API keys,
-see :mod:`hebbs.server.keys`) and ``DATA_DIR/tenants/<tenant>/`` (one store per tenant, see
-:mod:`hebbs.server.tenants`). Middleware, outermost first: metrics, then the body size limit.
+see :mod:`hebbs.service.keys`) and ``DATA_DIR/tenants/<tenant>/`` (one store per tenant, see
+:mod:`hebbs.service.tenants`). Middleware, outermost first: metrics, then the body size limit.
 Without auth, the loopback ``Host`` check (:mod:`hebbs.server.loopback`) is outermost. The MCP
 streamable-HTTP transport is mounted at ``/mcp`` (:mod:`hebbs.mcp.http`).
 """
@@ -21,19 +21,20 @@ from hebbs import __version__
 from hebbs.embedder import BatchingEmbedder
 from hebbs.engine import EmbedderLike
 from hebbs.mcp.http import mount as mount_mcp
-from hebbs.server import errors, explorer, openapi, routes, transfer_routes
-from hebbs.server.auth import AuthConfig, check_route_key
-from hebbs.server.keys import KeyStore
-from hebbs.server.limits import (
+from hebbs.server import explorer, openapi, routes, transfer_routes
+from hebbs.server.loopback import LoopbackOnly
+from hebbs.server.metrics import Metrics, MetricsMiddleware
+from hebbs.service import errors
+from hebbs.service.auth import AuthConfig, check_route_key
+from hebbs.service.keys import KeyStore
+from hebbs.service.limits import (
     MAX_REQUEST_BYTES,
     RATE_LIMIT_BURST,
     RATE_LIMIT_PER_S,
     BodyLimit,
     TokenBuckets,
 )
-from hebbs.server.loopback import LoopbackOnly
-from hebbs.server.metrics import Metrics, MetricsMiddleware
-from hebbs.server.tenants import DEFAULT_MAX_OPEN_TENANTS, TenantStores
+from hebbs.service.tenants import DEFAULT_MAX_OPEN_TENANTS, TenantStores
 
 
 def create_app(
@@ -58,7 +59,7 @@ def create_app(
     model, loaded on first use and shared by every store of the process); with
     ``embed_batching`` it is wrapped in one :class:`~hebbs.embedder.BatchingEmbedder` shared by
     every tenant, so concurrent requests' texts are embedded together. The limits default
-    to the named constants of :mod:`hebbs.server.limits` and :mod:`hebbs.server.tenants`.
+    to the named constants of :mod:`hebbs.service.limits` and :mod:`hebbs.service.tenants`.
     ``store`` serves the one store at that path as the tenant ``default`` (``hebbs ui``; only
     without ``auth``). The memory explorer is at ``/ui`` (:mod:`hebbs.server.explorer`).
     ``grpc_address`` (``host:port``) also serves the gRPC services (:mod:`hebbs.rpc`) there

@@ -18,7 +18,7 @@ from typing import Any, Final
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from hebbs.jsonwire import JSON_MEDIA_TYPE, dumps
-from hebbs.server.errors import error_body
+from hebbs.service.errors import error_body
 
 #: The longest request target (path and query string) read, in bytes.
 MAX_TARGET_BYTES: Final = 16 * 1024

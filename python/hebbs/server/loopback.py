@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from hebbs.server.errors import ApiError, error_response
+from hebbs.service.errors import ApiError, error_response
 
 #: The name that means this machine besides the loopback addresses.
 LOCALHOST: Final = "localhost"

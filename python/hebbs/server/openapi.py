@@ -1,6 +1,6 @@
 """The failures in the OpenAPI document: each operation declares the statuses it may answer
 with besides its success, every one with the body ``ErrorOut`` (``{error_code, message,
-field}``, see :mod:`hebbs.server.errors`).
+field}``, see :mod:`hebbs.service.errors`).
 
 The routes declare what depends on them (:data:`KEYED_ERRORS` on every route that needs a key,
 :data:`NOT_FOUND` on those that look an id up, :data:`REVISING` (404 or 409) on those that

@@ -21,7 +21,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.api import (
     AddEdgesRequest,
     ChatContextRequest,
@@ -71,8 +71,6 @@ from hebbs.api.responses import (
 from hebbs.engine import Hebbs
 from hebbs.errors import NotFoundError
 from hebbs.jsonwire import dumps, loads
-from hebbs.server.auth import Caller, KeyWatch, require
-from hebbs.server.errors import error_body, not_ready
 from hebbs.server.json_route import JsonRoute, json_response
 from hebbs.server.metrics import CONTENT_TYPE
 from hebbs.server.openapi import (
@@ -84,7 +82,9 @@ from hebbs.server.openapi import (
     SUBSCRIBE_EVENT,
     stream,
 )
-from hebbs.server.organization import caller_recall
+from hebbs.service.auth import Caller, KeyWatch, require
+from hebbs.service.errors import error_body, not_ready
+from hebbs.service.organization import caller_recall
 from hebbs.subscription import AsyncSubscription
 
 #: Seconds a subscription stream waits for a push before it sends a keep-alive comment (which
@@ -467,7 +467,7 @@ async def subscribe(
     SubscribePush) per new matching memory, a ``: keepalive`` comment every
     :data:`SSE_KEEPALIVE_S` seconds without one, and ``event: end`` if the store closes. Once the
     key is revoked or expires the stream ends with ``event: error`` (the 401's error body)
-    within :data:`~hebbs.server.auth.KEY_RECHECK_S` seconds. The native subscription is closed
+    within :data:`~hebbs.service.auth.KEY_RECHECK_S` seconds. The native subscription is closed
     when the client disconnects."""
     stack = ExitStack()
     try:

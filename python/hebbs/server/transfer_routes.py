@@ -3,7 +3,7 @@ export format (:mod:`hebbs.transfer`).
 
 The export streams (``application/x-ndjson``), produced page by page while the client reads.
 The import body is spooled to a temporary file as it arrives (at most
-:data:`~hebbs.server.limits.MAX_IMPORT_BYTES`, 413 past it; the general body limit does not
+:data:`~hebbs.service.limits.MAX_IMPORT_BYTES`, 413 past it; the general body limit does not
 apply), then validated whole and written: a bad line is a 400 naming ``line N.<field>`` with
 nothing written. Export needs a ``read`` key, import a ``write`` key; both act on the key's
 tenant only.
@@ -19,12 +19,12 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from hebbs.server.auth import Caller
-from hebbs.server.errors import payload_too_large
-from hebbs.server.limits import MAX_IMPORT_BYTES
 from hebbs.server.openapi import KEYED_ERRORS, errors, stream
 from hebbs.server.routes import READ, WRITE
-from hebbs.server.tenants import TenantStores
+from hebbs.service.auth import Caller
+from hebbs.service.errors import payload_too_large
+from hebbs.service.limits import MAX_IMPORT_BYTES
+from hebbs.service.tenants import TenantStores
 from hebbs.transfer.export import export_lines
 from hebbs.transfer.importer import import_file
 

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.api import RememberRequest
 from hebbs.api.requests import invalid_input
 from hebbs.engine import Hebbs

@@ -25,7 +25,7 @@ from typing import Any, Callable, Final
 import numpy as np
 from pydantic import ValidationError
 
-from hebbs._convert import conflict, invalid
+from hebbs._inputs import conflict, invalid
 from hebbs._native import Edge, Tombstone
 from hebbs.api.requests import invalid_input
 from hebbs.engine import Hebbs

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Optional, TypeVar, cast
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs.api import RecallRequest, Returns, SubscribeRequest
 from hebbs.api.operations import Operations
 from hebbs.engine import Hebbs, recall_with
-from hebbs.server.auth import Caller
-from hebbs.server.tenants import TenantStores
+from hebbs.service.auth import Caller
+from hebbs.service.tenants import TenantStores
 from hebbs.subscription import Subscription
 from hebbs.types import RecallOutput
 

@@ -6,7 +6,7 @@ belongs to, its scope (``read`` < ``write`` < ``admin``: each includes the ones 
 it was created, when it expires (optional) and when it was revoked. Keys are never logged.
 Lookups read the file each time, so a key revoked by ``hebbs keys revoke`` in another process
 is refused on the server's next request (and its open streams end within
-:data:`hebbs.server.auth.KEY_RECHECK_S`).
+:data:`hebbs.service.auth.KEY_RECHECK_S`).
 
 The same file holds the organizations: a tenant may be a member of one organization, itself a
 tenant (``hebbs keys create --org ORG`` or ``hebbs keys join``). Membership lets the member's
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Optional
 
-from hebbs._convert import conflict
-from hebbs.server.tenants import valid_tenant
+from hebbs._inputs import conflict
+from hebbs.service.tenants import valid_tenant
 
 #: The key store's file name in the data directory.
 KEYS_FILE: Final = "keys.sqlite3"

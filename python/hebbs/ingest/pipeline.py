@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hebbs._convert import invalid
+from hebbs._inputs import invalid
 from hebbs._native import MAX_ENTITY_ID_BYTES, Edge, EdgeType, MemoryKind, NativeEngine
 from hebbs.api.requests import RememberManyRequest, parse
 from hebbs.errors import NotFoundError

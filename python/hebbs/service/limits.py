@@ -11,7 +11,7 @@ from typing import Any, Callable, Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from hebbs.server.errors import error_body, payload_too_large
+from hebbs.service.errors import error_body, payload_too_large
 
 #: The largest request body accepted, in bytes (8 MiB).
 MAX_REQUEST_BYTES: Final = 8 * 1024 * 1024

@@ -16,7 +16,7 @@ depends on NLTK, whose data is never used here). On the tags, a rule-based chunk
   proper nouns only, which the name extractor owns;
 - the head (last word) of a plural phrase is singularised with textblob's inflection rules
   ("enterprise customers" meets "enterprise customer"); the entity id is then normalised like a
-  name (:func:`hebbs.index.extract.normalise_entity`).
+  name (:func:`hebbs.ingest.extract.normalise_entity`).
 
 The phrase that opens the sentence before its first verb, outside a prepositional phrase, is its
 **subject**: the main entity of a sentence that mentions no proper name.

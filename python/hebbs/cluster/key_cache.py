@@ -2,8 +2,8 @@
 store (:mod:`hebbs.cluster.coordinator`, on the head node), asked over Ray and each answer kept
 for :data:`KEY_CACHE_TTL_S`, so no node but the head needs the SQLite file.
 
-:class:`CachedKeys` stands in for the server's :class:`~hebbs.server.keys.KeyStore` in its
-:class:`~hebbs.server.auth.AuthConfig` (the server only looks keys up): a lookup answers from
+:class:`CachedKeys` stands in for the server's :class:`~hebbs.service.keys.KeyStore` in its
+:class:`~hebbs.service.auth.AuthConfig` (the server only looks keys up): a lookup answers from
 the cache while the entry is younger than the TTL, else asks the coordinator. An unknown key is
 kept too (so a flood of bad keys does not reach the coordinator). So a key revoked (or created
 after a failed try) in the key store is refused (or accepted) everywhere within the TTL; a key
@@ -18,7 +18,7 @@ from collections.abc import Awaitable
 from typing import Callable, Final
 
 from hebbs.cluster.constants import KEY_CACHE_TTL_S
-from hebbs.server.keys import KeyInfo, KeyStore, digest
+from hebbs.service.keys import KeyInfo, KeyStore, digest
 
 #: Entries kept at most; the oldest half is dropped when the cache is full.
 MAX_CACHED_KEYS: Final = 100_000

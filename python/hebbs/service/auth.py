@@ -22,10 +22,10 @@ from typing import Callable, Final
 
 from fastapi import Request
 
-from hebbs.server.errors import ApiError, forbidden, rate_limited, unauthorized
-from hebbs.server.keys import SCOPES, KeyInfo, KeyStore, includes
-from hebbs.server.limits import TokenBuckets
-from hebbs.server.tenants import DEFAULT_TENANT
+from hebbs.service.errors import ApiError, forbidden, rate_limited, unauthorized
+from hebbs.service.keys import SCOPES, KeyInfo, KeyStore, includes
+from hebbs.service.limits import TokenBuckets
+from hebbs.service.tenants import DEFAULT_TENANT
 
 #: The scheme of the Authorization header.
 SCHEME: Final = "bearer"
