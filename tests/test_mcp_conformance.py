@@ -16,14 +16,12 @@ import json
 import os
 import re
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from tests.remote import SERVER_START_TIMEOUT_S, SERVER_STOP_TIMEOUT_S, _free_port
+from tests.remote import running_serve
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "scripts" / "mcp_conformance.sh"
@@ -68,39 +66,14 @@ def runner_bin() -> Path:
 
 @pytest.fixture(scope="module")
 def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``hebbs serve --no-auth`` on a free loopback port, its ``/mcp`` URL once it answers."""
-    data = tmp_path_factory.mktemp("conformance")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    command = [str(Path(sys.executable).with_name("hebbs")), "serve", "--no-auth"]
-    command += ["--db", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)]
-    log = (data / "server.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while True:
-            assert process.poll() is None, f"hebbs serve exited: see {log.name}"
-            try:
-                if httpx.get(url + "/v1/health", timeout=2.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, f"hebbs serve did not answer: see {log.name}"
-            time.sleep(0.2)
+    """``hebbs serve --no-auth`` on a free loopback port holding :data:`SEED`: its ``/mcp``."""
+    with running_serve(tmp_path_factory.mktemp("conformance"), "--no-auth") as url:
         for content, entity in SEED:
             stored = httpx.post(
                 url + "/v1/memories", json={"content": content, "entity_id": entity}, timeout=60
             )
             assert stored.status_code == 201, stored.text
         yield url + "/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=SERVER_STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 def run_suite(bin_dir: Path, url: str, out: Path) -> dict[str, list[dict[str, object]]]:
