@@ -266,3 +266,24 @@ async def test_resources_page_over_stdio(tmp_path: Path) -> None:
         uris = [r.uri for r in first.resources + second.resources]
         assert uris == [memory_uri(memory_id) for memory_id in seeded]
         assert (await read(client, memory_uri(seeded[3])))["content"] == "fact 3"
+
+
+async def test_resources_prompts_and_completion_over_stdio_and_a_server(
+    hebbs_server: Server,
+) -> None:
+    key = hebbs_server.new_key("write")
+    async with stdio("--url", hebbs_server.url, "--api-key", key) as client:
+        ids = await seed(client)
+        listed = await client.list_resources()
+        assert [r.uri for r in listed.resources] == [memory_uri(i) for i in ids.values()]
+        timeline = await read(client, timeline_uri("acme"))
+        assert [m["id"] for m in timeline["memories"]] == [ids["decision"], ids["request"]]
+        session = await read(client, session_uri("s1"))
+        assert [m["id"] for m in session["memories"]] == [ids["request"], ids["decision"]]
+        missing = await refused(client.read_resource(memory_uri("0" * 32)))
+        assert missing["error_code"] == "not_found"
+        ref = types.ResourceTemplateReference(uri=TIMELINE_TEMPLATE.uri_template)
+        found = await client.complete(ref, {"name": "entity_id", "value": "g"})
+        assert found.completion.values == ["globex"]
+        prompt = await client.get_prompt("brief_on_entity", {"entity_id": "globex"})
+        assert len(prompt.messages) == 2
