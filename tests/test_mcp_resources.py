@@ -126,6 +126,9 @@ async def test_bad_resource_uris_are_clear_errors(hebbs_server: Server) -> None:
             body = await refused(client.read_resource(uri))
             assert (body["error_code"], body["field"]) == ("invalid_input", "uri"), uri
             assert "hebbs://memory/{id}" in body["message"]
+        huge = await refused(client.read_resource("hebbs://memory/" + "0" * 100_000))
+        assert huge["field"] == "uri"
+        assert len(huge["message"]) < 500
         malformed = await refused(client.read_resource(memory_uri("zz")))
         assert malformed["field"] == "uri"
         assert "32 hex digits" in malformed["message"]

@@ -43,6 +43,8 @@ SESSION_LIMIT: Final = 100
 TITLE_CHARS: Final = 80
 #: The field a bad URI's error names.
 URI_FIELD: Final = "uri"
+#: Characters of a bad URI its error message quotes.
+URI_SHOWN_CHARS: Final = 120
 
 assert RESOURCE_PAGE <= MAX_LIST_PAGE
 
@@ -159,6 +161,10 @@ def list_page(store: Any, cursor: str | None) -> types.ListResourcesResult:
     return types.ListResourcesResult(resources=resources, next_cursor=cursor)
 
 
+def _shown(uri: str) -> str:
+    return repr(uri if len(uri) <= URI_SHOWN_CHARS else uri[:URI_SHOWN_CHARS] + "…")
+
+
 def resolve(uri: str) -> tuple[Template, Mapping[str, str]]:
     """The template ``uri`` names and its variables; an ``invalid_input`` naming ``uri`` if it
     names none."""
@@ -167,7 +173,7 @@ def resolve(uri: str) -> tuple[Template, Mapping[str, str]]:
         if values is not None and all(isinstance(v, str) and v for v in values.values()):
             return template, {name: str(value) for name, value in values.items()}
     shapes = ", ".join(template.uri_template for template in TEMPLATES)
-    raise invalid(URI_FIELD, f"{uri!r} is not a hebbs resource: expected one of {shapes}")
+    raise invalid(URI_FIELD, f"{_shown(uri)} is not a hebbs resource: expected one of {shapes}")
 
 
 def read(store: Any, uri: str) -> types.ReadResourceResult:
@@ -177,7 +183,7 @@ def read(store: Any, uri: str) -> types.ReadResourceResult:
     try:
         payload = template.read(store, values)
     except InvalidInputError as error:
-        raise invalid(URI_FIELD, f"{uri!r}: {error.field or 'value'} {error.reason}") from None
+        raise invalid(URI_FIELD, f"{_shown(uri)}: {error.field} {error.reason}") from None
     text = json.dumps(payload, separators=(",", ":"))
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=uri, mime_type=MIME_TYPE, text=text)]
