@@ -19,6 +19,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
@@ -79,18 +80,19 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def hebbs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``hebbs serve`` (API keys on) on loopback for the whole session, stopped after it."""
+@contextmanager
+def running_serve(data: Path, *options: str, probe_key: str | None = None) -> Iterator[str]:
+    """``hebbs serve --db data *options`` as a subprocess on a free loopback port: its URL
+    once a client (with ``probe_key`` when the server has keys) connects, stopped after the
+    block. Its output goes to ``data/server.log``."""
     script = Path(sys.executable).with_name("hebbs")
     if not script.exists():
         pytest.skip(f"the hebbs console script is not installed beside {sys.executable}")
     port = _free_port()
-    server = Server(f"http://127.0.0.1:{port}", tmp_path_factory.mktemp("served"))
-    probe_key = server.new_key("read")
-    command = [str(script), "serve", "--db", str(server.data)]
+    url = f"http://127.0.0.1:{port}"
+    command = [str(script), "serve", "--db", str(data), *options]
     command += ["--host", "127.0.0.1", "--port", str(port)]
-    log = (server.data / "server.log").open("wb")
+    log = (data / "server.log").open("wb")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
@@ -98,13 +100,13 @@ def hebbs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             if process.poll() is not None:
                 pytest.fail(f"hebbs serve exited with {process.returncode}: see {log.name}")
             try:
-                HebbsClient.connect(server.url, probe_key, timeout=2.0).close()
+                HebbsClient.connect(url, probe_key, timeout=2.0).close()
                 break
             except hebbs.ServerUnavailableError:
                 if time.monotonic() > deadline:
                     pytest.fail(f"hebbs serve did not answer in {SERVER_START_TIMEOUT_S} s")
                 time.sleep(0.2)
-        yield server
+        yield url
     finally:
         process.terminate()
         try:
@@ -113,6 +115,15 @@ def hebbs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def hebbs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``hebbs serve`` (API keys on) on loopback for the whole session, stopped after it."""
+    data = tmp_path_factory.mktemp("served")
+    probe_key = Server("", data).new_key("read")
+    with running_serve(data, probe_key=probe_key) as url:
+        yield Server(url, data)
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
 """The MCP streamable-HTTP transport inside ``hebbs serve``, at :data:`MCP_PATH`.
 
 Every HTTP request to it is authenticated like a REST call (``Authorization: Bearer <key>``,
-a ``read`` key at least; 401/403/429 as JSON before MCP sees it), and each tool call runs on the
-store of the tenant of the key that sent *that* request, after checking the key's scope covers
-the tool (``write`` for remember, revise and forget): a session id never carries a tenant, so no
-key reaches another tenant's store through one. ``recall`` with ``include_organization`` also
+a ``read`` key at least; 401/403/429 as JSON before MCP sees it), and each tool call, resource
+read, prompt and completion runs on the store of the tenant of the key that sent *that* request,
+after checking the key's scope covers it (``write`` for remember, revise and forget, ``read``
+for the rest): a session id never carries a tenant, so no key reaches another tenant's store
+through one. ``recall`` with ``include_organization`` also
 answers from the caller's organization, as REST's does (:mod:`hebbs.service.organization`). The
 transport is stateless (no MCP session kept between requests) and answers JSON; it opens no
 event stream (``GET`` is 405, as the specification allows), so a revoked or expired key ends its
@@ -27,8 +28,8 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hebbs.mcp.server import StoreSource, build_server
-from hebbs.mcp.tools import Tool
+from hebbs.mcp.access import Operation, StoreSource
+from hebbs.mcp.server import build_server
 from hebbs.service.auth import Caller, authenticate
 from hebbs.service.errors import ApiError, error_response, forbidden, unauthorized
 from hebbs.service.organization import CallerStore
@@ -67,13 +68,13 @@ def tenant_source(tenants: TenantStores) -> StoreSource:
     """The :data:`~hebbs.mcp.server.StoreSource` of the server: the caller's tenant store."""
 
     @contextmanager
-    def source(ctx: ServerRequestContext[Any, Any], tool: Tool) -> Iterator[Any]:
+    def source(ctx: ServerRequestContext[Any, Any], operation: Operation) -> Iterator[Any]:
         caller: Caller | None = getattr(getattr(ctx.request, "state", None), "caller", None)
         if caller is None:
             raise unauthorized("an API key is required: Authorization: Bearer <key>")
-        if not caller.grants(tool.scope):
+        if not caller.grants(operation.scope):
             raise forbidden(
-                f"this API key's scope is {caller.scope}; {tool.name} needs {tool.scope}"
+                f"this API key's scope is {caller.scope}; {operation.name} needs {operation.scope}"
             )
         with tenants.lease(caller.tenant) as engine:
             yield CallerStore(tenants, caller, engine)

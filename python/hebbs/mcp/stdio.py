@@ -15,7 +15,7 @@ from hebbs.mcp.server import build_server
 
 def serve_stdio(store: Any) -> None:
     """Serves MCP on stdin/stdout until the client closes stdin."""
-    server = build_server(lambda ctx, tool: nullcontext(store))
+    server = build_server(lambda ctx, operation: nullcontext(store))
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
