@@ -14,9 +14,9 @@
 //! `next_cursor` is `None`.
 
 use super::{now_us, Engine};
-use crate::memory::checks::check_entity_id;
 use crate::error::{HebbsError, Result};
 use crate::filter::{select_records, Filter};
+use crate::memory::checks::check_entity_id;
 use crate::memory::{Memory, MemoryId, MemoryKind, RecordHeader, StoredMemory};
 use crate::store::TemporalKey;
 

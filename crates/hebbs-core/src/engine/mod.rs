@@ -33,9 +33,9 @@ use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 
+pub use crate::clock::now_us;
 pub use access_flush::ACCESS_FLUSH_INTERVAL;
 pub use atomic_write::{AtomicWrite, AtomicWriteOutput, ItemEdge};
-pub use crate::clock::now_us;
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
 };
