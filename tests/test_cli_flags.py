@@ -1,21 +1,26 @@
 """Every field of the request model a command builds has its flag on that command (or is a
-vector, which the command line never takes): a field added to a model and forgotten by the
-command line fails here."""
+vector, which the command line never takes), hand-written or made from the model, and a made
+flag's value reaches the request: a field added to a model is never forgotten by the command
+line."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import pytest
 
-from hebbs.cli.parser import build_parser
-from hebbs.cli.runner import (
-    COMMAND_FIELD_FLAGS,
+from hebbs.cli import main
+from hebbs.cli.errors import EXIT_USAGE
+from hebbs.cli.fields import (
     COMMAND_REQUESTS,
-    DATABASE_COMMANDS,
-    FIELD_FLAGS,
     UNOFFERED_FIELDS,
+    generated_flag,
+    hand_flag,
 )
+from hebbs.cli.parser import build_parser
+from hebbs.cli.runner import DATABASE_COMMANDS
 
 
 def _spellings(parser: argparse.ArgumentParser) -> set[str]:
@@ -41,12 +46,31 @@ def test_every_field_of_the_command_model_has_its_flag(command: str) -> None:
     for field in COMMAND_REQUESTS[command].model_fields:
         if field in UNOFFERED_FIELDS:
             continue
-        flag = COMMAND_FIELD_FLAGS.get(command, {}).get(field, FIELD_FLAGS.get(field))
-        assert flag is not None, f"{command}: {field} has no entry in FIELD_FLAGS"
-        assert set(flag.split("/")) <= spellings, f"{command}: {field} has no {flag}"
+        hand = hand_flag(command, field)
+        if hand is not None and set(hand.split("/")) <= spellings:
+            continue
+        flag = generated_flag(command, field)
+        assert flag in spellings, f"{command}: {field} has no flag"
 
 
 def test_every_data_command_names_its_model() -> None:
     """``health`` takes nothing, ``mcp`` serves the tools; ``index`` runs on the database
     only (it reads local files)."""
     assert set(DATABASE_COMMANDS) - {"health", "mcp"} | {"index"} == set(COMMAND_REQUESTS)
+
+
+def test_a_made_flag_reaches_the_request_and_names_itself_in_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``recall --rrf-k`` has no hand-written flag: the one made from ``RecallRequest.rrf_k``
+    takes JSON, its value reaches the request, and a bad one is an error naming the flag."""
+    db = str(tmp_path / "db")
+    assert main(["remember", "the invoice was late", "--db", db]) == 0
+    capsys.readouterr()
+    argv = ["recall", "invoice", "--strategy", "hybrid", "--db", db, "--json"]
+    assert main([*argv, "--rrf-k", "7"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]
+    for bad in ("0", '"seven"', "7.5", "{"):
+        assert main([*argv, "--rrf-k", bad]) == EXIT_USAGE
+        error = json.loads(capsys.readouterr().err)["error"]
+        assert "--rrf-k" in error["message"], bad

@@ -24,6 +24,7 @@ from hebbs.api import (
 )
 from hebbs.cli import format as fmt
 from hebbs.cli.errors import UsageError
+from hebbs.cli.fields import generated_values
 from hebbs.cli.values import WEIGHT_NAMES, EdgeSpec, Weights
 from hebbs.types import Edge, Memory, RecallOutput
 
@@ -52,11 +53,13 @@ class CommandOutput:
 Run = Callable[["Store"], CommandOutput]
 
 
-def request(model: type[R], **given: Any) -> R:
-    """``model`` from the arguments given on the command line (None means not given, so the
-    model's default applies); a bad value raises the model's ``InvalidInputError``, which
-    :mod:`hebbs.cli.runner` reports under the field's flag."""
-    return parse(model, {name: value for name, value in given.items() if value is not None})
+def request(model: type[R], args: argparse.Namespace, **given: Any) -> R:
+    """``model`` from the arguments given on the command line: ``given`` and the values of
+    the flags made for the model's other fields (:mod:`hebbs.cli.fields`). None means not
+    given, so the model's default applies; a bad value raises the model's
+    ``InvalidInputError``, which :mod:`hebbs.cli.runner` reports under the field's flag."""
+    fields = {**generated_values(args, model), **given}
+    return parse(model, {name: value for name, value in fields.items() if value is not None})
 
 
 def time_range(since: int | None, until: int | None) -> tuple[int | None, int | None] | None:
@@ -75,6 +78,7 @@ def remember(args: argparse.Namespace) -> Run:
     edges = [Edge(spec.target, spec.edge_type, spec.confidence) for spec in edge_specs]
     given = request(
         RememberRequest,
+        args,
         content=args.content,
         importance=args.importance,
         context=args.context,
@@ -104,6 +108,7 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
     return check_time_range(
         request(
             RecallRequest,
+            args,
             cue=args.cue,
             **chosen,
             top_k=args.top_k,
@@ -126,7 +131,6 @@ def recall_request(args: argparse.Namespace) -> RecallRequest:
             rerank=args.rerank,
             rerank_top_n=args.rerank_top_n,
             filter=args.filter,
-            rrf_k=args.rrf_k,
             include_superseded=args.include_superseded or None,
             include_embedding=args.with_embedding or None,
         )
@@ -154,7 +158,7 @@ def recall(args: argparse.Namespace) -> Run:
 
 def get(args: argparse.Namespace) -> Run:
     """Prints every field of one memory."""
-    given = request(GetRequest, id=args.id, include_embedding=args.with_embedding)
+    given = request(GetRequest, args, id=args.id, include_embedding=args.with_embedding)
 
     def run(engine: Store) -> CommandOutput:
         memory = engine.run(given)
@@ -175,13 +179,13 @@ def health(args: argparse.Namespace) -> Run:
 
 def chat_context(args: argparse.Namespace) -> Run:
     """Lists the memories a conversation touched, in order."""
-    given = request(ChatContextRequest, session_id=args.session, limit=args.limit)
+    given = request(ChatContextRequest, args, session_id=args.session, limit=args.limit)
     return lambda engine: _memory_list(engine.run(given))
 
 
 def orphans(args: argparse.Namespace) -> Run:
     """Lists memories with no edges, newest first."""
-    given = request(OrphansRequest, limit=args.limit)
+    given = request(OrphansRequest, args, limit=args.limit)
     return lambda engine: _memory_list(engine.run(given))
 
 
@@ -189,6 +193,7 @@ def list_memories(args: argparse.Namespace) -> Run:
     """Prints one page of the stored memories and the cursor of the next."""
     given = request(
         ListMemoriesRequest,
+        args,
         entity_id=args.entity_id,
         kind=args.kind,
         cursor=args.cursor,
@@ -223,6 +228,7 @@ def prime(args: argparse.Namespace) -> Run:
     """Prints an entity's recent memories blended with those nearest the cue."""
     given = request(
         PrimeRequest,
+        args,
         entity_id=args.entity_id,
         cue=args.cue,
         max_memories=args.max_memories,

@@ -15,7 +15,7 @@ from hebbs.engine import Hebbs
 def index(args: argparse.Namespace) -> CommandOutput:
     """Indexes ``args.paths``; prints the counts."""
     given = request(
-        IndexDocumentsRequest, paths=args.paths, progress=False if args.no_progress else None
+        IndexDocumentsRequest, args, paths=args.paths, progress=False if args.no_progress else None
     )
     with Hebbs.open(database_path(args)) as engine:
         result = engine.run(given)

@@ -22,6 +22,7 @@ def forget(args: argparse.Namespace) -> Run:
     ids: list[str] = args.ids
     given = request(
         ForgetRequest,
+        args,
         ids=ids or None,
         entity_id=args.entity_id,
         older_than=args.older_than,
@@ -48,6 +49,7 @@ def revise(args: argparse.Namespace) -> Run:
     """Stores a revision of one memory and prints it; something to change is required."""
     given = request(
         ReviseRequest,
+        args,
         id=args.id,
         content=args.content,
         importance=args.importance,

@@ -19,7 +19,6 @@ from hebbs._native import (
     DEFAULT_LIST_PAGE,
     DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_RERANK_TOP_N,
-    DEFAULT_RRF_K,
     DEFAULT_TOP_K,
     MAX_CAUSAL_DEPTH,
     MAX_EF_SEARCH,
@@ -30,6 +29,7 @@ from hebbs.api.requests import QualityName, RerankName
 from hebbs.cli import values
 from hebbs.cli.commands import ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError
+from hebbs.cli.fields import COMMAND_REQUESTS, add_generated_flags
 from hebbs.cli.store import API_KEY_ENV, DB_ENV, DEFAULT_DB, URL_ENV
 from hebbs.consolidate.constants import (
     DEFAULT_CONTRADICTION_SIMILARITY,
@@ -122,6 +122,8 @@ def build_parser() -> CliParser:
     _add_export(commands)
     _add_import(commands)
     _add_cluster(commands)
+    for command in COMMAND_REQUESTS:
+        add_generated_flags(commands.choices[command], command)
     return parser
 
 
@@ -274,13 +276,6 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         "--until", metavar="T", type=values.timestamp, help="temporal: created at or before T"
     )
     _add_ranking(sub)
-    sub.add_argument(
-        "--rrf-k",
-        metavar="K",
-        type=values.positive_int,
-        default=DEFAULT_RRF_K,
-        help=f"hybrid: the reciprocal-rank-fusion constant (default {DEFAULT_RRF_K})",
-    )
     sub.add_argument(
         "--include-superseded",
         action="store_true",

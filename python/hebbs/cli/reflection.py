@@ -39,6 +39,7 @@ def reflect(args: argparse.Namespace) -> Run:
     """Consolidates new memories into insights; prints the four counts."""
     given = request(
         ReflectRequest,
+        args,
         entity_id=args.entity_id,
         since=args.since,
         max_memories=args.max_memories,
@@ -61,6 +62,7 @@ def insights(args: argparse.Namespace) -> Run:
     """Lists the insights with their confidence, source count and staleness."""
     given = request(
         InsightsRequest,
+        args,
         entity_id=args.entity_id,
         min_confidence=args.min_confidence,
         include_stale=args.include_stale or None,
@@ -93,6 +95,7 @@ def reflect_prepare(args: argparse.Namespace) -> Run:
     """Prints the clusters to think about, their memories and the prompts, in a session."""
     given = request(
         ReflectPrepareRequest,
+        args,
         entity_id=args.entity_id,
         max_memories=args.max_memories,
         min_cluster_size=args.min_cluster_size,
@@ -121,7 +124,7 @@ def _insights_json(text: str) -> Any:
 def reflect_commit(args: argparse.Namespace) -> Run:
     """Stores a host's insights for a prepared session; prints their ids."""
     given = request(
-        ReflectCommitRequest, session_id=args.session, insights=_insights_json(args.insights)
+        ReflectCommitRequest, args, session_id=args.session, insights=_insights_json(args.insights)
     )
 
     def run(engine: Store) -> CommandOutput:
@@ -141,6 +144,7 @@ def contradictions(args: argparse.Namespace) -> Run:
     """Lists candidate contradictions, most similar first."""
     given = request(
         FindContradictionsRequest,
+        args,
         entity_id=args.entity_id,
         threshold=args.threshold,
         limit=args.limit,
@@ -173,6 +177,7 @@ def confirm_contradiction(args: argparse.Namespace) -> Run:
     """Records a confirmed contradiction; prints the memory that now holds it."""
     given = request(
         ConfirmContradictionRequest,
+        args,
         older_id=args.older,
         newer_id=args.newer,
         resolution=args.resolution,

@@ -12,25 +12,6 @@ import sys
 from collections.abc import Sequence
 from typing import Callable, Final
 
-from hebbs.api import (
-    ChatContextRequest,
-    ConfirmContradictionRequest,
-    FindContradictionsRequest,
-    ForgetRequest,
-    GetRequest,
-    IndexDocumentsRequest,
-    InsightsRequest,
-    ListMemoriesRequest,
-    OrphansRequest,
-    PrimeRequest,
-    RecallRequest,
-    ReflectCommitRequest,
-    ReflectPrepareRequest,
-    ReflectRequest,
-    RememberRequest,
-    Request,
-    ReviseRequest,
-)
 from hebbs.cli import cluster, commands, indexing, integrations, lifecycle, reflection, server
 from hebbs.cli.commands import CommandOutput, Run
 from hebbs.cli.demo import demo
@@ -44,6 +25,7 @@ from hebbs.cli.errors import (
     EXIT_USAGE,
     UsageError,
 )
+from hebbs.cli.fields import COMMAND_FIELD_FLAGS, FIELD_FLAGS, generated_flag
 from hebbs.cli.format import JsonObject, dumps
 from hebbs.cli.parser import PROG, build_parser
 from hebbs.cli.store import database_path, locate, opened
@@ -86,100 +68,6 @@ PROTOCOL_COMMANDS: Final = frozenset({"mcp", "export"})
 DEBUG_ENV: Final = "HEBBS_DEBUG"
 #: The option that asks for JSON output (also honoured for errors of the command line itself).
 JSON_FLAG: Final = "--json"
-#: The one table from request-model (and engine) field names to the command-line spelling that
-#: error messages show: an ``InvalidInputError.field`` becomes the flag the user typed.
-FIELD_FLAGS: Final = {
-    "content": "CONTENT",
-    "cue": "CUE",
-    "id": "ID",
-    "importance": "--importance",
-    "context": "--context",
-    "entity_id": "--entity-id",
-    "created_at": "--created-at",
-    "edge": "--edge",
-    "edges": "--edge",
-    "edge_type": "--edge",
-    "edge_types": "--edge-type",
-    "confidence": "--edge",
-    "strategies": "--strategy",
-    "top_k": "--top-k",
-    "time_range": "--since/--until",
-    "ef_search": "--ef-search",
-    "scoring_weights": "--weights",
-    "seed_memory_id": "--seed",
-    "max_depth": "--max-depth",
-    "direction": "--direction",
-    "analogical_alpha": "--alpha",
-    "cue_context": "--cue-context",
-    "max_memories": "--max-memories",
-    "min_relevance": "--min-relevance",
-    "session_id": "--session",
-    "force_regex": "--regex",
-    "include_embedding": "--with-embedding",
-    "rrf_k": "--rrf-k",
-    "purge": "--purge",
-    "progress": "--no-progress",
-    "include_superseded": "--include-superseded",
-    "include_organization": "--include-organization",
-    "organization": "--organization",
-    "graph_context": "--graph-context",
-    "rerank": "--rerank",
-    "rerank_top_n": "--rerank-top-n",
-    "quality": "--quality",
-    "filter": "--filter",
-    "ids": "ID",
-    "older_than": "--older-than",
-    "importance_below": "--importance-below",
-    "kind": "--kind",
-    "limit": "--limit",
-    "cursor": "--cursor",
-    "tenant": "--tenant",
-    "scope": "--scope",
-    "since": "--since",
-    "min_cluster_size": "--min-cluster-size",
-    "min_confidence": "--min-confidence",
-    "include_stale": "--include-stale",
-    "ttl": "--ttl",
-    "insights": "INSIGHTS",
-    "dedup": "--dedup",
-    "dedup_threshold": "--dedup-threshold",
-    "threshold": "--threshold",
-    "older_id": "OLDER",
-    "newer_id": "NEWER",
-    "resolution": "--resolution",
-    "paths": "PATH",
-}
-#: The request model each data command builds. Every field of it is offered under its flag
-#: (:data:`FIELD_FLAGS`, :data:`COMMAND_FIELD_FLAGS`) unless it is one of
-#: :data:`UNOFFERED_FIELDS`: tests/test_cli_flags.py checks it, so a field added to a model
-#: cannot be forgotten here.
-COMMAND_REQUESTS: Final[dict[str, type[Request]]] = {
-    "remember": RememberRequest,
-    "recall": RecallRequest,
-    "get": GetRequest,
-    "revise": ReviseRequest,
-    "forget": ForgetRequest,
-    "prime": PrimeRequest,
-    "chat-context": ChatContextRequest,
-    "orphans": OrphansRequest,
-    "list": ListMemoriesRequest,
-    "index": IndexDocumentsRequest,
-    "reflect": ReflectRequest,
-    "insights": InsightsRequest,
-    "reflect-prepare": ReflectPrepareRequest,
-    "reflect-commit": ReflectCommitRequest,
-    "contradictions": FindContradictionsRequest,
-    "confirm-contradiction": ConfirmContradictionRequest,
-}
-#: Fields no command offers: vectors (the command line embeds text itself).
-UNOFFERED_FIELDS: Final = frozenset({"embedding", "cue_embedding", "cue_token_vectors"})
-#: Where a command spells a field otherwise than :data:`FIELD_FLAGS` does.
-COMMAND_FIELD_FLAGS: Final = {
-    "prime": {"entity_id": "ENTITY"},
-    "chat-context": {"session_id": "SESSION"},
-    "revise": {"content": "--content"},
-    "reflect-commit": {"session_id": "SESSION"},
-}
 _FIELD_ROOT = re.compile(r"[.\[]")
 #: Fields whose path inside the value an error keeps: a filter's fault lies at a path in it.
 _INNER_PATH_FIELDS: Final = frozenset({"filter"})
@@ -282,6 +170,8 @@ def _flag(field: str, command: str) -> str:
     ``edges``'s) in ``command``."""
     root = _FIELD_ROOT.split(field, maxsplit=1)[0]
     spelled = COMMAND_FIELD_FLAGS.get(command, {}).get(root) or FIELD_FLAGS.get(root)
+    if spelled is None and root:
+        spelled = generated_flag(command, root)
     if spelled and root in _INNER_PATH_FIELDS and field != root:
         return f"{spelled} ({field})"
     return spelled or field or "input"
