@@ -7,11 +7,11 @@
 use std::collections::HashSet;
 
 use super::input::RememberInput;
-use crate::memory::checks::check_unit;
 use super::state::check_state_entry;
 use super::{assemble_new, now_us, validate_inputs, Engine, NewSlot};
 use crate::error::{HebbsError, Result};
 use crate::forget::{check_limit, Cascade, ForgetResult};
+use crate::memory::checks::check_unit;
 use crate::memory::{Edge, EdgeType, Memory, MemoryId, MAX_EDGES_PER_MEMORY};
 
 /// An edge between two memories of one [`AtomicWrite`], named by their places in `items`.

@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use crate::memory::checks::check_unit;
 use crate::error::{HebbsError, Result};
 use crate::forget::{check_limit, DEFAULT_FORGET_LIMIT};
 use crate::index::vector::HnswParams;
+use crate::memory::checks::check_unit;
 use crate::memory::MAX_VECTOR_DIMENSION;
 
 /// Changelog entries after which the vector index is checkpointed during writes.

@@ -2,9 +2,9 @@
 //! (`created_at`, then arrival), the order the re-rank stage reads the turns around a hit in;
 //! and each memory's turn in it, for an export.
 
-use crate::memory::checks::check_entity_id;
 use super::Engine;
 use crate::error::Result;
+use crate::memory::checks::check_entity_id;
 use crate::memory::MemoryId;
 use crate::store::ConversationTurn;
 

@@ -1,9 +1,9 @@
 //! `add_edges`: typed, weighted edges from an existing memory to others, written in both
 //! directions in one batch, after every target was checked to exist.
 
-use crate::memory::checks::check_edges;
 use super::Engine;
 use crate::error::{HebbsError, Result};
+use crate::memory::checks::check_edges;
 use crate::memory::{Edge, MemoryId};
 
 impl Engine {

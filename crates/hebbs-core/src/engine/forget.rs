@@ -6,11 +6,11 @@
 
 use super::shared::Shared;
 use super::{now_us, Engine};
-use crate::memory::checks::check_unit;
 use crate::error::Result;
 use crate::forget::{
     check_limit, select, select_decayed, Cascade, ForgetRequest, ForgetResult, Selection,
 };
+use crate::memory::checks::check_unit;
 use crate::memory::{MemoryId, Tombstone};
 
 /// Tombstones one page of `tombstones` lists when the caller does not say (the bindings'

@@ -12,6 +12,7 @@ mod atomic_write;
 mod auto_forget;
 mod config;
 mod conversation;
+mod count;
 mod edges;
 mod forget;
 mod health;
@@ -33,12 +34,13 @@ use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 
+pub use crate::clock::now_us;
 pub use access_flush::ACCESS_FLUSH_INTERVAL;
 pub use atomic_write::{AtomicWrite, AtomicWriteOutput, ItemEdge};
-pub use crate::clock::now_us;
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
 };
+pub use count::{CountRequest, COUNT_BATCH};
 pub use forget::DEFAULT_TOMBSTONE_PAGE;
 pub use health::HealthStatus;
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};

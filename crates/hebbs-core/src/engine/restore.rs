@@ -5,12 +5,12 @@
 //! memory they join exists. Restored memories are indexed like new ones but are not pushed to
 //! subscriptions: they are not new events.
 
-use crate::memory::checks::{
-    check_content, check_context, check_entity_id, check_unit, check_vector,
-};
 use super::Engine;
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;
+use crate::memory::checks::{
+    check_content, check_context, check_entity_id, check_unit, check_vector,
+};
 use crate::memory::{MemoryId, StoredMemory, TokenVectors, Tombstone};
 use crate::store::{AccessStats, ConversationTurn};
 

@@ -9,12 +9,12 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::memory::checks::{
-    check_content, check_context, check_entity_id, check_unit, check_vector,
-};
 use super::{now_us, Engine};
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;
+use crate::memory::checks::{
+    check_content, check_context, check_entity_id, check_unit, check_vector,
+};
 use crate::memory::{Edge, EdgeType, Memory, MemoryId, MemoryKind, StoredMemory, TokenVectors};
 
 /// What changes in a revision; `None` fields are inherited from the revised memory.

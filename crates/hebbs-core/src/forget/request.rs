@@ -1,8 +1,8 @@
 //! [`ForgetRequest`] and [`ForgetResult`] (seed 003), with validation that names each field.
 
-use crate::memory::checks::{check_entity_id, check_unit};
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
+use crate::memory::checks::{check_entity_id, check_unit};
 use crate::memory::{MemoryId, MemoryKind};
 
 /// Memories one `forget` call erases when the request does not say (insights that cascade

@@ -8,10 +8,10 @@ use super::plan::StrategyPlan;
 use super::rerank::{check_cue_tokens, Rerank, DEFAULT_RERANK_TOP_N, MAX_RERANK_TOP_N};
 use super::scoring::ScoringWeights;
 use super::strategy::{CausalDirection, Strategy, StrategyConfig};
-use crate::memory::checks::check_entity_id;
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
 use crate::index::vector::check_ef_search;
+use crate::memory::checks::check_entity_id;
 use crate::memory::{EdgeType, MemoryId};
 
 /// Results returned when the caller does not say.

@@ -1,9 +1,9 @@
 //! [`SubscribeRequest`]: what `Engine::subscribe` takes, its defaults and its validation. Every
 //! error names its field.
 
-use crate::memory::checks::{check_entity_id, check_unit, check_vector};
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
+use crate::memory::checks::{check_entity_id, check_unit, check_vector};
 
 /// Lowest confidence (cosine similarity, clamped to 0..=1) a memory needs to be pushed when the
 /// caller does not say. Calibrated on the bundled all-MiniLM-L6-v2: a query and a related
