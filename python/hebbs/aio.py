@@ -129,6 +129,7 @@ class AsyncHebbs:
     get_chat_context = _in_thread(Hebbs.get_chat_context)
     list_orphans = _in_thread(Hebbs.list_orphans)
     list_memories = _in_thread(Hebbs.list_memories)
+    count_memories = _in_thread(Hebbs.count_memories)
     subscribe = _in_thread_then(Hebbs.subscribe, _async_subscription)
     index_documents = _in_thread(Hebbs.index_documents)
     find_contradictions = _in_thread(Hebbs.find_contradictions)

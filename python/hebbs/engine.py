@@ -34,6 +34,7 @@ from hebbs.api import (
     ChatContextRequest,
     CheckpointRequest,
     ConfirmContradictionRequest,
+    CountMemoriesRequest,
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
@@ -56,6 +57,7 @@ from hebbs.api import (
     ReflectRequest,
     RememberManyRequest,
     RememberRequest,
+    Request,
     Returns,
     ReviseRequest,
     SubscribeRequest,
@@ -363,10 +365,7 @@ class Hebbs(Operations[Subscription]):
         The native call takes the fields the request sets (the others keep the core's
         defaults), less the ones this layer resolves itself (:data:`_RESOLVED_RECALL_FIELDS`)."""
         vector, cue_tokens = cue
-        fields: dict[str, Any] = {
-            name: getattr(request, name)
-            for name in request.model_fields_set - _RESOLVED_RECALL_FIELDS
-        }
+        fields = _set_fields(request, leave_out=_RESOLVED_RECALL_FIELDS)
         if request.force_regex:
             fields["strategies"] = ["regex"]
         if request.scoring_weights is not None:
@@ -444,6 +443,9 @@ class Hebbs(Operations[Subscription]):
             include_superseded=request.include_superseded,
             filter=request.filter,
         )
+
+    def _run_count_memories(self, request: CountMemoriesRequest) -> int:
+        return self._native.count_memories(_set_fields(request))
 
     def _run_prime(self, request: PrimeRequest) -> PrimeOutput:
         vector = self._cue_vector(request.cue, request.cue_embedding, ("similarity",))
@@ -677,6 +679,7 @@ _HANDLERS: Final[dict[type[Any], Callable[[Hebbs, Any], Any]]] = {
     ChatContextRequest: Hebbs._run_get_chat_context,
     OrphansRequest: Hebbs._run_list_orphans,
     ListMemoriesRequest: Hebbs._run_list_memories,
+    CountMemoriesRequest: Hebbs._run_count_memories,
     FindContradictionsRequest: Hebbs._run_find_contradictions,
     ConfirmContradictionRequest: Hebbs._run_confirm_contradiction,
     IndexDocumentsRequest: Hebbs._run_index_documents,
@@ -731,6 +734,12 @@ def _organization_pool() -> ThreadPoolExecutor:
     """The threads that run organizations' recalls beside their members' (made on first use;
     the engine releases the GIL, so they run in parallel)."""
     return ThreadPoolExecutor(ORGANIZATION_THREADS, "hebbs-organization")
+
+
+def _set_fields(request: Request, leave_out: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The fields ``request``'s caller set, but ``leave_out``: what a native call that takes
+    the model's fields as one dict reads (the others keep the core's defaults)."""
+    return {name: getattr(request, name) for name in request.model_fields_set - leave_out}
 
 
 def _stored_fields(request: RememberRequest) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import type {
   GetOptions,
   InsightsOptions,
   LimitOptions,
+  CountMemoriesOptions,
   ListMemoriesOptions,
   MemoryIdLike,
   PrimeOptions,
@@ -110,6 +111,13 @@ export class HebbsClient {
   async listMemories(options: ListMemoriesOptions = {}): Promise<MemoryPage> {
     const path = `/v1/memories${encodeQuery(options)}`;
     return (await this.#json({ method: 'GET', path })) as MemoryPage;
+  }
+
+  /** How many memories `listMemories` with the same selection lists over every page
+   * (`GET /v1/memories/count`). */
+  async countMemories(options: CountMemoriesOptions = {}): Promise<number> {
+    const path = `/v1/memories/count${encodeQuery(options)}`;
+    return ((await this.#json({ method: 'GET', path })) as { count: number }).count;
   }
 
   /** Every memory `listMemories` would list, page after page. */

@@ -47,6 +47,7 @@ export type {
   InsightsOptions,
   JsonObject,
   LimitOptions,
+  CountMemoriesOptions,
   ListMemoriesOptions,
   MemoryIdLike,
   PrimeOptions,

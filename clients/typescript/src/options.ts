@@ -201,6 +201,9 @@ export interface ListMemoriesOptions {
   readonly filter?: Filter | undefined;
 }
 
+/** The selection of `countMemories()`: that of `listMemories()`, every page. */
+export interface CountMemoriesOptions extends Omit<ListMemoriesOptions, 'cursor' | 'limit'> {}
+
 export interface LimitOptions {
   readonly limit?: number | undefined;
 }

@@ -21,6 +21,7 @@ import {
   type ScoringWeights,
 } from '@hebbs/sdk';
 
+import { rejectsNaming } from './expect.js';
 import { startServer, type TestServer } from './server.js';
 
 /** How close two float32 scores must be to count as equal. */
@@ -185,6 +186,18 @@ describe('listings', () => {
     assert.deepEqual(all, seen);
     assert.ok(seen.includes(discount.id.toString('hex')));
     assert.equal(new Set(seen).size, seen.length);
+  });
+
+  test('countMemories counts what every page of listMemories holds', async () => {
+    for (const selection of [{}, { entityId: 'acme' }, { kind: MemoryKind.INSIGHT }]) {
+      let listed = 0;
+      for await (const memory of client.memories(selection)) {
+        assert.ok(memory.id.length === 16);
+        listed += 1;
+      }
+      assert.equal(await client.countMemories(selection), listed);
+    }
+    await rejectsNaming(client.countMemories({ entityId: '' }), 'entityId', 'entity_id');
   });
 
   test("listMemories with entityId is that entity's timeline", async () => {

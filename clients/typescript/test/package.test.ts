@@ -79,6 +79,7 @@ const COUNTERPARTS: readonly [string, string, readonly string[]][] = [
   ['ForgetOptions', 'ForgetRequest', []],
   ['ForgetDecayedOptions', 'ForgetDecayedRequest', []],
   ['ListMemoriesOptions', 'ListMemoriesRequest', []],
+  ['CountMemoriesOptions', 'CountMemoriesRequest', []],
   ['TombstonesOptions', 'TombstonesRequest', []],
   ['SubscribeOptions', 'SubscribeRequest', []],
   ['GetOptions', 'GetRequest', ['id']],

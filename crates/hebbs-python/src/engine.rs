@@ -23,7 +23,7 @@ use crate::json::dict_to_map;
 use crate::lifecycle::{
     extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
 };
-use crate::listing::MemoryPage;
+use crate::listing::{count_request, MemoryPage};
 use crate::recall_request::recall_request;
 use crate::recall_types::PrimeOutput;
 use crate::restore::restore_inputs;
@@ -433,6 +433,14 @@ impl NativeEngine {
         let engine = self.slot.get().map_err(to_py_err)?;
         let page = engine_call(py, move || engine.list_memories(&request))?;
         MemoryPage::from_core(py, page)
+    }
+
+    /// How many memories `request` selects (the fields of the Python `CountMemoriesRequest` the
+    /// caller set): what every page of `list_memories` with the same selection holds.
+    fn count_memories(&self, py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<u64> {
+        let request = count_request(request)?;
+        let engine = self.slot.get().map_err(to_py_err)?;
+        engine_call(py, move || engine.count_memories(&request))
     }
 
     /// Opens a standing query on `cue_embedding`: later memories that match are pushed to the

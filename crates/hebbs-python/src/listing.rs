@@ -1,10 +1,15 @@
-//! `MemoryPage`, the answer to `list_memories`: one page of memories and the cursor to continue.
+//! `MemoryPage`, the answer to `list_memories`: one page of memories and the cursor to continue;
+//! and the `CountRequest` of `count_memories`, read from its Python model's fields.
 
+use hebbs_core::engine::CountRequest;
 use hebbs_core::MemoryId;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
 use crate::errors::invalid;
+use crate::fields::Fields;
+use crate::filter::extract_filter;
+use crate::lifecycle::extract_kind;
 use crate::types::Memory;
 use crate::wire::{list_of, Reader};
 
@@ -85,4 +90,18 @@ impl MemoryPage {
             self.next_cursor.map(|id| id.to_hex())
         )
     }
+}
+
+/// The core `CountRequest` of `fields` (the Python `CountMemoriesRequest`'s fields the caller
+/// set); a key that is not one of them is an `InvalidTypeError`.
+pub fn count_request(fields: &Bound<'_, PyDict>) -> PyResult<CountRequest> {
+    let mut fields = Fields::new(fields);
+    let request = CountRequest {
+        entity_id: fields.value("entity_id")?,
+        kind: fields.with("kind", extract_kind)?,
+        include_superseded: fields.value("include_superseded")?.unwrap_or_default(),
+        filter: extract_filter(fields.object("filter")?.as_ref())?,
+    };
+    fields.finish()?;
+    Ok(request)
 }

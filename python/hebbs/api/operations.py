@@ -49,6 +49,7 @@ from hebbs.api.requests import (
     CheckpointRequest,
     CommitInsight,
     ConfirmContradictionRequest,
+    CountMemoriesRequest,
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
@@ -373,6 +374,19 @@ class Operations(ABC, Generic[SubscriptionT]):
         be short, even empty, before that). Listing is not recall: access counts are
         unchanged."""
         return self.run(parse(ListMemoriesRequest, locals()))
+
+    def count_memories(
+        self,
+        entity_id: str | None = None,
+        kind: KindLike | None = None,
+        include_superseded: bool = False,
+        filter: Mapping[str, Any] | None = None,
+    ) -> int:
+        """How many memories :meth:`list_memories` would list with the same ``entity_id``,
+        ``kind``, ``include_superseded`` and ``filter`` (docs/filters.md), over every page:
+        ``count_memories()`` is the store's live memories, superseded revisions left out.
+        Counting reads each selected record, as the listing does, without building it."""
+        return self.run(parse(CountMemoriesRequest, locals()))
 
     def subscribe(
         self,

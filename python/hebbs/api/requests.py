@@ -325,6 +325,13 @@ class ListMemoriesRequest(Request, Returns[MemoryPage]):
     filter: Optional[FilterObject] = None
 
 
+class CountMemoriesRequest(Request, Returns[int]):
+    entity_id: Optional[Text] = None
+    kind: Optional[KindField] = None
+    include_superseded: Flag = False
+    filter: Optional[FilterObject] = None
+
+
 class SubscribeRequest(Request):
     cue: Optional[Text] = None
     embedding: Optional[Vector] = None

@@ -88,6 +88,10 @@ class RecallOutputOut(Out):
     organization_memory: Optional[RecallOutputOut]
 
 
+class CountOut(Out):
+    count: int
+
+
 class MemoryPageOut(Out):
     memories: list[MemoryOut]
     next_cursor: Optional[str]
@@ -191,6 +195,7 @@ def wire(result: Any) -> Any:
 
 
 __all__ = [
+    "CountOut",
     "ErrorOut",
     "ExpansionEdgeOut",
     "ForgetResultOut",

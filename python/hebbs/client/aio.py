@@ -232,6 +232,7 @@ class AsyncHebbsClient:
     get_chat_context = _sent(Operations.get_chat_context)
     list_orphans = _sent(Operations.list_orphans)
     list_memories = _sent(Operations.list_memories)
+    count_memories = _sent(Operations.count_memories)
     subscribe = _streamed(Operations.subscribe)
     index_documents = _sent(Operations.index_documents)
     find_contradictions = _sent(Operations.find_contradictions)

@@ -28,6 +28,7 @@ from hebbs.api import (
     ChatContextRequest,
     CheckpointRequest,
     ConfirmContradictionRequest,
+    CountMemoriesRequest,
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
@@ -111,6 +112,13 @@ def _tombstones(data: object) -> list[Tombstone]:
 
 def _tombstone_or_none(data: object) -> Tombstone | None:
     return None if data is None else Tombstone.from_dict(data)  # type: ignore[arg-type]
+
+
+def _count(data: object) -> int:
+    count = data.get("count") if isinstance(data, Mapping) else None
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise InvalidTypeError(f'expected {{"count": N}} from the server, got {data!r:.80}')
+    return count
 
 
 def _contradictions(data: object) -> list[ContradictionCandidate]:
@@ -219,18 +227,28 @@ def _orphans(request: OrphansRequest) -> Call[list[Memory]]:
 
 
 def _list_memories(request: ListMemoriesRequest) -> Call[MemoryPage]:
-    params = {"limit": str(request.limit)}
+    params = {"limit": str(request.limit), **_selection(request)}
+    if request.cursor is not None:
+        params["cursor"] = id_text(request.cursor, "cursor")
+    return Call("GET", "/v1/memories", _memory_page, params=params)
+
+
+def _count_memories(request: CountMemoriesRequest) -> Call[int]:
+    return Call("GET", "/v1/memories/count", _count, params=_selection(request))
+
+
+def _selection(request: ListMemoriesRequest | CountMemoriesRequest) -> dict[str, str]:
+    """The query parameters of a listing's (or a count's) selection."""
+    params = {}
     if request.entity_id is not None:
         params["entity_id"] = request.entity_id
     if request.kind is not None:
         params["kind"] = to_json(request.kind, "kind")
-    if request.cursor is not None:
-        params["cursor"] = id_text(request.cursor, "cursor")
     if request.include_superseded:
         params["include_superseded"] = "true"
     if request.filter is not None:
         params["filter"] = dumps(request.filter).decode()
-    return Call("GET", "/v1/memories", _memory_page, params=params)
+    return params
 
 
 def subscribe_call(request: SubscribeRequest) -> Call[None]:
@@ -310,6 +328,7 @@ ROUTES: Final[dict[type[Any], Callable[[Any], Call[Any]]]] = {
     ChatContextRequest: _chat_context,
     OrphansRequest: _orphans,
     ListMemoriesRequest: _list_memories,
+    CountMemoriesRequest: _count_memories,
     FindContradictionsRequest: _find_contradictions,
     ConfirmContradictionRequest: _confirm_contradiction,
     ReflectRequest: _reflect,

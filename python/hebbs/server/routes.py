@@ -26,6 +26,7 @@ from hebbs.api import (
     AddEdgesRequest,
     ChatContextRequest,
     ConfirmContradictionRequest,
+    CountMemoriesRequest,
     EdgesRequest,
     FindContradictionsRequest,
     ForgetDecayedRequest,
@@ -55,6 +56,7 @@ from hebbs.api.requests import Request as ApiRequest
 from hebbs.api.responses import (
     CommitResultOut,
     ContradictionOut,
+    CountOut,
     ForgetResultOut,
     HealthStatusOut,
     InsightOut,
@@ -167,6 +169,28 @@ def list_memories(
             filter=_json_query(filter, "filter"),
         )
         return _json(wire(engine.run(given)))
+
+
+@router.get("/memories/count", response_model=CountOut, tags=["listings"])
+def count_memories(
+    request: Request,
+    entity_id: Optional[str] = None,
+    kind: Optional[str] = None,
+    include_superseded: bool = False,
+    filter: Optional[str] = None,
+    caller: Caller = READ,
+) -> Response:
+    """How many memories the listing with the same selection holds, over every page
+    (``{"count": N}``); ``filter`` is a filter (docs/filters.md) as JSON text."""
+    with _store(request, caller) as engine:
+        given = _query(
+            CountMemoriesRequest,
+            entity_id=entity_id,
+            kind=kind,
+            include_superseded=include_superseded,
+            filter=_json_query(filter, "filter"),
+        )
+        return _json({"count": engine.run(given)})
 
 
 @router.post("/memories/bulk", status_code=201, response_model=list[MemoryOut], tags=["memories"])

@@ -145,8 +145,6 @@ impl Engine {
         })
     }
 
-    /// Where cursor `id` sits in `entity`'s timeline: from its record, or from its tombstone if
-    /// it was forgotten since the previous page.
     /// `record` when the request's filter (if any) selects it.
     fn selected(
         &self,
@@ -161,6 +159,8 @@ impl Engine {
         Ok(selected[0].then_some(record))
     }
 
+    /// Where cursor `id` sits in `entity`'s timeline: from its record, or from its tombstone if
+    /// it was forgotten since the previous page.
     fn temporal_position(&self, entity: &str, id: &MemoryId) -> Result<TemporalKey> {
         let (owner, created_at) = match self.store.record(id)? {
             Some(record) => (record.entity_id, record.created_at),

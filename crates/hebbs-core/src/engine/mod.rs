@@ -12,6 +12,7 @@ mod atomic_write;
 mod auto_forget;
 mod config;
 mod conversation;
+mod count;
 mod edges;
 mod forget;
 mod health;
@@ -39,6 +40,7 @@ pub use atomic_write::{AtomicWrite, AtomicWriteOutput, ItemEdge};
 pub use config::{
     AutoForget, EngineConfig, DEFAULT_AUTO_FORGET_INTERVAL, DEFAULT_CHECKPOINT_INTERVAL,
 };
+pub use count::{CountRequest, COUNT_BATCH};
 pub use forget::DEFAULT_TOMBSTONE_PAGE;
 pub use health::HealthStatus;
 pub use input::{RememberInput, DEFAULT_IMPORTANCE, MAX_FUTURE_SKEW_US};

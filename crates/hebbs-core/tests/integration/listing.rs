@@ -1,14 +1,14 @@
 //! `list_memories`: pages cover a listing exactly once in its order (ids without an entity,
 //! `created_at` with one), cursors survive forgets, kind and supersession filters, the scan
 //! budget, access counts left alone, typed errors; and a proptest against a naive filter of
-//! every memory.
+//! every memory, which `count_memories` must count too.
 
 use std::collections::HashSet;
 
-use hebbs_core::engine::{LIST_SCAN_MAX, MAX_LIST_PAGE};
+use hebbs_core::engine::{CountRequest, COUNT_BATCH, LIST_SCAN_MAX, MAX_LIST_PAGE};
 use hebbs_core::{
-    Engine, ForgetRequest, ListRequest, Memory, MemoryId, MemoryKind, MemoryPage, RecallRequest,
-    RememberInput, RevisionInput,
+    Engine, Filter, ForgetRequest, ListRequest, Memory, MemoryId, MemoryKind, MemoryPage,
+    RecallRequest, RememberInput, RevisionInput,
 };
 use proptest::prelude::*;
 
@@ -425,5 +425,62 @@ proptest! {
         let listed = listed_ids(&engine, &request);
         prop_assert_eq!(listed.iter().collect::<HashSet<_>>().len(), listed.len(), "no memory twice");
         prop_assert_eq!(listed, naive.iter().map(|m| m.id).collect::<Vec<_>>());
+        let counted = engine.count_memories(&CountRequest {
+            entity_id: request.entity_id.clone(),
+            kind: request.kind,
+            include_superseded,
+            filter: None,
+        }).unwrap();
+        prop_assert_eq!(counted, naive.len() as u64);
     }
+}
+
+#[test]
+fn a_filtered_count_equals_the_filtered_listing_across_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(11);
+    let total = COUNT_BATCH * 2 + 300;
+    let inputs = (0..total)
+        .map(|i| {
+            let entity = if i % 2 == 0 { Some("even") } else { None };
+            let mut input = input(&format!("memory {i}"), rng.vector(DIM), entity, None);
+            input.context = serde_json::json!({"n": i % 7}).as_object().unwrap().clone();
+            input
+        })
+        .collect();
+    engine.remember_many(inputs).unwrap();
+    let filter = Filter::parse(&serde_json::json!({"context.n": 3}), "filter").unwrap();
+    for entity_id in [None, Some("even".to_string())] {
+        let listed = listed_ids(
+            &engine,
+            &ListRequest {
+                entity_id: entity_id.clone(),
+                limit: MAX_LIST_PAGE,
+                filter: Some(filter.clone()),
+                ..ListRequest::default()
+            },
+        );
+        let counted = engine
+            .count_memories(&CountRequest {
+                entity_id: entity_id.clone(),
+                filter: Some(filter.clone()),
+                ..CountRequest::default()
+            })
+            .unwrap();
+        assert_eq!(counted, listed.len() as u64);
+        let expected = (0..total)
+            .filter(|i| i % 7 == 3 && (entity_id.is_none() || i % 2 == 0))
+            .count();
+        assert_eq!(counted, expected as u64);
+    }
+    let everything = engine.count_memories(&CountRequest::default()).unwrap();
+    assert_eq!(everything, total as u64);
+    let error = engine
+        .count_memories(&CountRequest {
+            entity_id: Some(String::new()),
+            ..CountRequest::default()
+        })
+        .unwrap_err();
+    assert_eq!(field_of(error), "entity_id");
 }
