@@ -143,7 +143,7 @@ export interface RecallOptions extends RankedOptions {
   readonly includeOrganization?: boolean | undefined;
   /** A re-rank stage: `'none'` or `'late_interaction'`. */
   readonly rerank?: 'none' | 'late_interaction' | undefined;
-  /** Candidates the re-rank stage sees. */
+  /** Candidates the re-rank stage sees; default 150 (the server's `DEFAULT_RERANK_TOP_N`). */
   readonly rerankTopN?: number | undefined;
   /** Your own cue token vectors (one vector per token) for late interaction. */
   readonly cueTokenVectors?: readonly Vector[] | undefined;
@@ -205,6 +205,7 @@ export interface ListMemoriesOptions {
 export interface CountMemoriesOptions extends Omit<ListMemoriesOptions, 'cursor' | 'limit'> {}
 
 export interface LimitOptions {
+  /** Default `DEFAULT_LIST_LIMIT` (100). */
   readonly limit?: number | undefined;
 }
 

@@ -55,6 +55,15 @@ print(json.dumps({
         for name, model in vars(module).items()
         if isinstance(model, type) and hasattr(model, "model_fields")
     },
+    "defaults": {
+        name: {
+            field: info.default
+            for field, info in model.model_fields.items()
+            if isinstance(info.default, (int, float, str)) and not isinstance(info.default, bool)
+        }
+        for name, model in vars(requests).items()
+        if isinstance(model, type) and hasattr(model, "model_fields")
+    },
 }))
 `;
 
@@ -66,6 +75,7 @@ interface Dump {
   readonly weights: string[];
   readonly fields: string[];
   readonly models: Record<string, string[]>;
+  readonly defaults: Record<string, Record<string, number | string>>;
 }
 
 /** Each TypeScript interface and the pydantic model of the same wire object: its request
@@ -110,6 +120,39 @@ const COUNTERPARTS: readonly [string, string, readonly string[]][] = [
   ['ReflectSession', 'ReflectSessionOut', []],
   ['CommitResult', 'CommitResultOut', []],
 ];
+
+/** What the doc comment of an option says its default is: `default \`NAME\` (value)`,
+ * `default value` or `default: value` (a quoted string or a number). */
+const DOCUMENTED_DEFAULT = /default:?\s+(?:`[A-Z_]+`\s+)?\(?(?:`?'([^']*)'`?|(-?[0-9][0-9_.]*))/i;
+
+/** The doc comment of each member of each exported interface of the package's sources. */
+function interfaceDocs(): Map<string, Map<string, string>> {
+  const index = join(PACKAGE_DIR, 'src', 'index.ts');
+  const program = ts.createProgram([index], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  const entry = checker.getSymbolAtLocation(program.getSourceFile(index)!)!;
+  const docs = new Map<string, Map<string, string>>();
+  for (const exported of checker.getExportsOfModule(entry)) {
+    const symbol =
+      exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    if (symbol.flags & ts.SymbolFlags.Interface) {
+      const type = checker.getDeclaredTypeOfSymbol(symbol);
+      const members = new Map<string, string>();
+      for (const property of checker.getPropertiesOfType(type)) {
+        members.set(
+          property.name,
+          ts.displayPartsToString(property.getDocumentationComment(checker)),
+        );
+      }
+      docs.set(exported.name, members);
+    }
+  }
+  return docs;
+}
 
 /** The property names of each exported interface of the package's sources, inherited ones
  * included, read by the TypeScript compiler. */
@@ -218,4 +261,33 @@ test('every option and result interface has the fields of its pydantic model', (
       `${name} / ${model}`,
     );
   }
+});
+
+test("every option with a server default says the model field's default", () => {
+  const docs = interfaceDocs();
+  let checked = 0;
+  for (const [name, model] of COUNTERPARTS) {
+    const defaults = python.defaults[model];
+    const members = docs.get(name);
+    if (defaults === undefined || members === undefined) {
+      continue;
+    }
+    for (const [field, value] of Object.entries(defaults)) {
+      const doc = members.get(fromWireName(field));
+      if (doc === undefined) {
+        continue;
+      }
+      const said = DOCUMENTED_DEFAULT.exec(doc);
+      assert.ok(said !== null, `${name}.${fromWireName(field)} does not say its default ${value}`);
+      const shown = said[1] ?? Number(said[2]!.replaceAll('_', ''));
+      if (typeof value === 'number') {
+        // float32 defaults (0.3) arrive as their double (0.30000001192092896).
+        assert.ok(Math.abs(Number(shown) - value) < 1e-6, `${name}.${field}: ${shown} != ${value}`);
+      } else {
+        assert.equal(shown, value, `${name}.${field}`);
+      }
+      checked += 1;
+    }
+  }
+  assert.ok(checked >= 15, `only ${checked} defaults checked`);
 });
