@@ -1,7 +1,8 @@
 //! Exact re-scoring of the candidates of a quantised (int8) vector index: the index ranks by
 //! approximate distances, so the nearest of its answer are read back as the exact `f32` vectors
-//! the store keeps (RocksDB's `vectors` column family) and sorted by exact cosine distance.
-//! Results and their `relevance` are then exact cosines, as with the `f32` index.
+//! the store keeps (RocksDB's `vectors` column family, read in place through mmap and in
+//! parallel, `Store::map_vectors`) and sorted by exact cosine distance. Results and their
+//! `relevance` are then exact cosines, as with the `f32` index.
 
 use crate::error::Result;
 use crate::index::vector::{dot, Neighbor};
@@ -25,14 +26,14 @@ pub(super) fn candidates(k: usize, pool: usize) -> usize {
 /// gone from the store, forgotten since the search, are dropped).
 pub(super) fn rescore(store: &Store, query: &[f32], hits: Vec<Neighbor>) -> Result<Vec<Neighbor>> {
     let ids: Vec<_> = hits.iter().map(|hit| hit.id).collect();
-    let vectors = store.vectors(&ids)?;
+    let distances = store.map_vectors(&ids, |vector| (1.0 - dot(query, vector)).max(0.0))?;
     let mut exact: Vec<Neighbor> = ids
         .into_iter()
-        .zip(vectors)
-        .filter_map(|(id, vector)| {
-            vector.map(|vector| Neighbor {
+        .zip(distances)
+        .filter_map(|(id, distance)| {
+            Some(Neighbor {
                 id,
-                distance: (1.0 - dot(query, &vector)).max(0.0),
+                distance: distance?,
             })
         })
         .collect();
