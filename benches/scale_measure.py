@@ -2,9 +2,9 @@
 
 - ``--open-only``: opens the one system given (a store, or the hnswlib index) in this fresh
   process and reports the open time and the resident memory the open and its first query
-  added. One system a process: memory another one freed would otherwise be reused unseen.
-  Before it, a scratch store is opened, written and recalled once, so the process's one-time
-  costs (the native module's thread pools) are not counted.
+  added. One system a process: memory another one freed would otherwise be reused unseen (a
+  scratch store opened and closed first, to leave out the process's one-time costs, made the
+  int8 store's figure 40 % larger at 1M, not smaller).
 - otherwise: opens every system given, runs each on the warm-up queries (untimed: the caches
   and page tables of a running service), then the similarity sweep twice, with every query
   through each system back to back (the order rotating from query to query), so machine load
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -79,17 +78,6 @@ def hnswlib_query(index: hnswlib.Index) -> Query:
     return query
 
 
-def warm_up(dim: int) -> None:
-    """Pays the process's one-time costs on a scratch store."""
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        hebbs.Hebbs.open(scratch, token_vectors=False) as mem,
-    ):
-        vector = np.ones(dim, dtype=np.float32)
-        mem.remember_many([{"content": "warm-up", "embedding": vector}])
-        mem.recall(cue_embedding=vector, top_k=1, scoring_weights=PURE_RELEVANCE)
-
-
 def run_sweep(
     systems: dict[str, Query], queries: NDArray[np.float32], truth: NDArray[np.int64]
 ) -> dict[str, list[dict[str, float]]]:
@@ -131,8 +119,6 @@ def main() -> None:
     args = parser.parse_args()
     queries = np.load(args.queries)
     truth = np.load(args.truth)
-    if args.open_only:
-        warm_up(args.dim)
     systems: dict[str, Query] = {}
     opened: dict[str, dict[str, float]] = {}
     keep: list[object] = []

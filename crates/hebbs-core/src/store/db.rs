@@ -179,22 +179,6 @@ impl Store {
             .collect()
     }
 
-    /// `read(vector)` of the stored vector of each of `ids`, in input order (None where none
-    /// is stored), read in place and in parallel ([`Store::map_values`]): an int8 index's
-    /// re-score of its candidates.
-    pub fn map_vectors<T, F>(&self, ids: &[MemoryId], read: F) -> Result<Vec<Option<T>>>
-    where
-        T: Send,
-        F: Fn(&[f32]) -> T + Sync,
-    {
-        self.map_values(VECTORS, ids, |bytes| {
-            match bytemuck::try_cast_slice(bytes) {
-                Ok(vector) => Ok(read(vector)),
-                Err(_) => decode_vector(bytes).map(|vector| read(&vector)),
-            }
-        })
-    }
-
     /// Every stored vector, streamed in id order.
     pub fn scan_vectors(&self) -> impl Iterator<Item = Result<(MemoryId, Vec<f32>)>> + '_ {
         self.db
