@@ -1,13 +1,26 @@
-"""One store at scale (default one million 384-d memories): ingest, disk, open, memory, search.
+"""One store at scale (default one million 384-d memories): ingest, disk, open, memory, search,
+in one vector format, beside other formats and hnswlib on the same vectors if asked.
 
 Ingests ``--n`` embedding-like vectors (``engine_bench.embedding_like``, passed in, so the engine
 alone is timed) through ``remember_many`` in batches with a progress bar (tqdm, shown only on a
-terminal), closes the store, then in a fresh child process opens it from its checkpoint and
-reports the open time, the resident memory the open and one recall added, and similarity
-latency and recall@10 against exact search over an ef sweep. Disk use is broken down by the
-store's parts. Prints one table; the same figures are in docs/scale.md.
+terminal), closes the store, then in one fresh child process (``scale_measure.py``) opens it
+from its checkpoint and reports the open time, the resident memory the open and one recall
+added, and similarity latency and recall@10 against exact search over an ef sweep. Disk use is
+broken down by the store's parts. Prints one table; the same figures are in docs/scale.md.
 
-    python benches/scale_bench.py --n 1000000
+    python benches/scale_bench.py --n 1000000 --vector-format int8 --compare f32,hnswlib
+
+``--compare`` builds the same vectors into stores of the other formats and into raw hnswlib
+(M=16, ef_construction=200, as the engine's defaults), and the child queries every system back
+to back per query, so the table's ratios (to the ``--vector-format`` store) are paired.
+
+The vectors are generated a batch at a time from a seed per batch, never all at once, so ten
+million of them need no 15 GB array; the exact top 10 of each query is merged batch by batch.
+With ``--dir`` the run is resumable: a store already in it continues from the memories it holds
+(each batch is one atomic ``remember_many``), the exact answers and the hnswlib index are kept
+in files and reused. The 10M run of docs/scale.md:
+
+    python benches/scale_bench.py --n 10000000 --vector-format int8 --dir /data/hebbs-10m
 """
 
 from __future__ import annotations
@@ -19,9 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import hnswlib
 import numpy as np
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 import hebbs
@@ -30,16 +47,52 @@ from engine_bench import LATENT_DIM, SEED, embedding_like
 BATCH = 5000
 #: Queries timed per ef in the child.
 QUERIES = 300
-EF_SWEEP = (10, 20, 50, 100)
-PURE_RELEVANCE = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
+#: Untimed queries each system answers first in the child.
+WARM_UP_QUERIES = 100
+FORMATS = ("f32", "int8")
+#: Links per node per layer of hnswlib and of the engine (hebbs' DEFAULT_M).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 200
 
 
-def rss_bytes() -> int:
-    """This process's resident set size, from /proc."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+class Vectors:
+    """The benchmark's vectors, batch ``b`` from its own seed, and its queries."""
+
+    def __init__(self, n: int, dim: int, clusters: int) -> None:
+        self.n, self.dim, self.clusters = n, dim, clusters
+        rng = np.random.default_rng(SEED)
+        self.projection = rng.standard_normal((LATENT_DIM, dim)).astype(np.float32)
+        self.queries = self._points(np.random.default_rng([SEED, 2]), QUERIES)
+        self.warm_up = self._points(np.random.default_rng([SEED, 3]), WARM_UP_QUERIES)
+
+    def _points(self, rng: np.random.Generator, count: int) -> NDArray[np.float32]:
+        return embedding_like(rng, count, self.dim, self.clusters, self.projection)
+
+    def batches(self, start: int = 0) -> Iterator[tuple[int, NDArray[np.float32]]]:
+        """``(first row, vectors)`` of each batch from row ``start`` (a multiple of BATCH)."""
+        for lo in range(start, self.n, BATCH):
+            rng = np.random.default_rng([SEED, 1, lo // BATCH])
+            yield lo, self._points(rng, min(BATCH, self.n - lo))
+
+
+def exact_top10(vectors: Vectors) -> NDArray[np.int64]:
+    """Rows of each query's ten nearest vectors (inner product), nearest first."""
+    best_rows = np.zeros((QUERIES, 0), dtype=np.int64)
+    best_scores = np.zeros((QUERIES, 0), dtype=np.float32)
+    for lo, batch in vectors.batches():
+        rows = np.concatenate(
+            [best_rows, np.broadcast_to(lo + np.arange(len(batch)), (QUERIES, len(batch)))], axis=1
+        )
+        scores = np.concatenate([best_scores, vectors.queries @ batch.T], axis=1)
+        keep = (
+            np.argpartition(-scores, 10, axis=1)[:, :10]
+            if scores.shape[1] > 10
+            else np.argsort(-scores, axis=1)
+        )
+        best_rows = np.take_along_axis(rows, keep, axis=1)
+        best_scores = np.take_along_axis(scores, keep, axis=1)
+    order = np.argsort(-best_scores, axis=1)
+    return np.take_along_axis(best_rows, order, axis=1)
 
 
 def tree_bytes(path: Path) -> int:
@@ -53,150 +106,193 @@ def disk_breakdown(db: Path) -> dict[str, int]:
     return parts
 
 
-def child(db: Path, queries_file: Path, truth_file: Path) -> None:
-    """Opens the store, measures, prints one JSON line."""
-    queries = np.load(queries_file)
-    truth = np.load(truth_file)
-    before = rss_bytes()
+def ingest(db: Path, vector_format: str, vectors: Vectors) -> dict[str, float]:
+    """Stores the vectors not yet in ``db`` (resuming); the rate of this run and the close."""
+    mem = hebbs.Hebbs.open(db, vector_format=vector_format, token_vectors=False)
+    done = mem.health().memory_count
     start = time.perf_counter()
-    mem = hebbs.Hebbs.open(db)
-    open_s = time.perf_counter() - start
-    mem.recall(cue_embedding=queries[0], top_k=10, scoring_weights=PURE_RELEVANCE)
-    after_open = rss_bytes() - before
-    ids = {m: i for i, m in enumerate(np.load(db.parent / "ids.npy", allow_pickle=True))}
-    sweep = []
-    for ef in EF_SWEEP:
-        samples = []
-        hits = 0
-        for q, query in enumerate(queries):
-            t = time.perf_counter()
-            out = mem.recall(
-                cue_embedding=query, top_k=10, ef_search=ef, scoring_weights=PURE_RELEVANCE
+    with tqdm(
+        total=vectors.n,
+        initial=done,
+        unit="memories",
+        desc=vector_format,
+        disable=not sys.stderr.isatty(),
+    ) as bar:
+        for lo, batch in vectors.batches(done):
+            items = [
+                {
+                    "content": f"memory {lo + i} of cluster-like topic {(lo + i) % 97}",
+                    "embedding": v,
+                }
+                for i, v in enumerate(batch)
+            ]
+            mem.remember_many(items)
+            bar.update(len(items))
+    seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    mem.close()
+    return {
+        "added": vectors.n - done,
+        "rate": (vectors.n - done) / seconds if vectors.n > done else 0.0,
+        "seconds": seconds,
+        "close_s": time.perf_counter() - start,
+    }
+
+
+def build_hnswlib(path: Path, vectors: Vectors) -> dict[str, float]:
+    """Builds and saves raw hnswlib on the same vectors, unless ``path`` exists."""
+    if path.exists():
+        return {"added": 0, "rate": 0.0, "seconds": 0.0, "close_s": 0.0}
+    index = hnswlib.Index(space="ip", dim=vectors.dim)
+    index.init_index(
+        max_elements=vectors.n, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=SEED
+    )
+    start = time.perf_counter()
+    for lo, batch in vectors.batches():
+        index.add_items(batch, lo + np.arange(len(batch)))
+    seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    index.save_index(str(path))
+    return {
+        "added": vectors.n,
+        "rate": vectors.n / seconds,
+        "seconds": seconds,
+        "close_s": time.perf_counter() - start,
+    }
+
+
+def measure(arguments: list[str]) -> dict[str, Any]:
+    """The JSON object ``scale_measure.py`` prints, run in a fresh process."""
+    script = str(Path(__file__).with_name("scale_measure.py"))
+    command = [sys.executable, script, *arguments]
+    out = subprocess.run(command, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def cell(value: float, first: float, unit: str, digits: int) -> str:
+    """``value`` with its ratio to ``first``."""
+    ratio = f" ({value / first:.2f}x)" if first > 0 and value != first else ""
+    return f"{value:,.{digits}f}{unit}{ratio}"
+
+
+def report(
+    args: argparse.Namespace,
+    labels: list[str],
+    built: dict[str, dict[str, float]],
+    disk: dict[str, dict[str, int]],
+    measured: dict[str, Any],
+) -> None:
+    opened, first_pass, sweep = measured["opened"], measured["passes"][0], measured["passes"][-1]
+    first = labels[0]
+    rows: list[list[str]] = [["", *labels]]
+
+    def row(name: str, values: dict[str, float], unit: str = "", digits: int = 2) -> None:
+        rows.append([name, *(cell(values[label], values[first], unit, digits) for label in labels)])
+
+    row("ingest, memories/s (this run)", {label: built[label]["rate"] for label in labels}, "", 0)
+    row("disk, GiB", {label: sum(disk[label].values()) / 2**30 for label in labels})
+    row("open, s", {label: opened[label]["open_s"] for label in labels})
+    row("RSS after open + 1 query, GiB", {label: opened[label]["rss"] / 2**30 for label in labels})
+    row("  B a memory", {label: opened[label]["rss"] / args.n for label in labels}, "", 0)
+    row(
+        "  anonymous, B a memory",
+        {label: opened[label]["anon"] / args.n for label in labels},
+        "",
+        0,
+    )
+    row(
+        "  file pages, B a memory",
+        {label: opened[label]["file"] / args.n for label in labels},
+        "",
+        0,
+    )
+    for i, ef in enumerate(sweep[first]):
+        point = {label: sweep[label][i] for label in labels}
+        cold = {label: first_pass[label][i]["p50_ms"] for label in labels}
+        row(f"ef {ef['ef']}: p50, ms, first pass", cold, "", 3)
+        row(f"ef {ef['ef']}: p50, ms", {label: p["p50_ms"] for label, p in point.items()}, "", 3)
+        row(f"ef {ef['ef']}: p99, ms", {label: p["p99_ms"] for label, p in point.items()}, "", 3)
+        row(
+            f"ef {ef['ef']}: recall@10",
+            {label: p["recall_at_10"] for label, p in point.items()},
+            "",
+            3,
+        )
+    print(f"\nhebbs at scale: n={args.n:,}, dim={args.dim}, ratios to {first}")
+    print("(latencies of the second pass, the page cache warm, unless marked first pass)")
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    for r in rows:
+        print(
+            "  ".join(
+                text.ljust(widths[0]) if c == 0 else text.rjust(widths[c])
+                for c, text in enumerate(r)
             )
-            samples.append((time.perf_counter() - t) * 1e3)
-            found = {ids[r.memory.id] for r in out.results}
-            hits += len(found & set(truth[q].tolist()))
-        sweep.append(
-            {
-                "ef": ef,
-                "p50_ms": float(np.percentile(samples, 50)),
-                "p99_ms": float(np.percentile(samples, 99)),
-                "recall_at_10": hits / (10 * len(queries)),
-            }
         )
     print(
-        json.dumps(
-            {
-                "open_s": open_s,
-                "rss_after_open_and_one_recall": after_open,
-                "rss_after_sweep": rss_bytes() - before,
-                "sweep": sweep,
-            }
-        )
+        f"RSS of the measuring process after the sweep: "
+        f"{measured['rss_after_sweep'] / 2**30:.2f} GiB"
     )
-    mem.close()
-
-
-def top10(scores: np.ndarray) -> np.ndarray:
-    """Row numbers of the ten highest scores, highest first."""
-    best = np.argpartition(-scores, 10)[:10]
-    return best[np.argsort(-scores[best])]
+    for label in labels:
+        print(f"disk of {label} by part:")
+        for name, size in sorted(disk[label].items(), key=lambda item: -item[1]):
+            print(f"  {name:<24}{size / 2**20:>12,.0f} MiB")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--clusters", type=int, default=1000)
-    parser.add_argument("--dir", type=Path, help="work directory (default: a temporary one)")
-    parser.add_argument("--child", nargs=3, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--vector-format", choices=FORMATS, default="f32")
+    parser.add_argument("--compare", default="", help="comma-separated: the other format, hnswlib")
+    parser.add_argument(
+        "--dir", type=Path, help="work directory, kept and resumed (default: a temporary one)"
+    )
     args = parser.parse_args()
-    if args.child:
-        child(*args.child)
-        return
-
-    rng = np.random.default_rng(SEED)
-    projection = rng.standard_normal((LATENT_DIM, args.dim)).astype(np.float32)
-    data = embedding_like(rng, args.n, args.dim, args.clusters, projection)
-    queries = embedding_like(rng, QUERIES, args.dim, args.clusters, projection)
-    truth = np.stack([top10(data @ query) for query in queries])
+    others = [name for name in args.compare.split(",") if name and name != args.vector_format]
+    if any(name not in (*FORMATS, "hnswlib") for name in others):
+        parser.error(f"--compare takes {', '.join(FORMATS)} and hnswlib")
+    labels = [args.vector_format, *others]
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="hebbs-scale-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    db = workdir / "db"
-    if db.exists():
-        shutil.rmtree(db)
-    rows: list[tuple[str, str]] = []
+    vectors = Vectors(args.n, args.dim, args.clusters)
     try:
-        mem = hebbs.Hebbs.open(db)
-        ids: list[bytes] = []
-        start = time.perf_counter()
-        with tqdm(total=args.n, unit="memories", disable=not sys.stderr.isatty()) as bar:
-            for lo in range(0, args.n, BATCH):
-                batch = [
-                    {"content": f"memory {i} of cluster-like topic {i % 97}", "embedding": data[i]}
-                    for i in range(lo, min(args.n, lo + BATCH))
-                ]
-                ids.extend(m.id for m in mem.remember_many(batch))
-                bar.update(len(batch))
-        ingest_s = time.perf_counter() - start
-        start = time.perf_counter()
-        mem.close()
-        close_s = time.perf_counter() - start
-        np.save(workdir / "ids.npy", np.array(ids, dtype=object), allow_pickle=True)
-        np.save(workdir / "queries.npy", queries)
-        np.save(workdir / "truth.npy", truth)
-        rows.append(("memories", f"{args.n:,} x {args.dim}-d"))
-        rows.append(
-            ("ingest (remember_many)", f"{args.n / ingest_s:,.0f} memories/s, {ingest_s:.0f} s")
-        )
-        rows.append(("close (checkpoint)", f"{close_s:.1f} s"))
-        parts = disk_breakdown(db)
-        total = sum(parts.values())
-        rows.append(("disk", f"{total / 2**30:.2f} GiB, {total / args.n:,.0f} B a memory"))
-        for name, size in sorted(parts.items(), key=lambda item: -item[1]):
-            rows.append((f"  {name}", f"{size / 2**20:,.0f} MiB"))
-        out = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--child",
-                str(db),
-                str(workdir / "queries.npy"),
-                str(workdir / "truth.npy"),
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        measured = json.loads(out.stdout.strip().splitlines()[-1])
-        rows.append(("open from checkpoint", f"{measured['open_s']:.2f} s"))
-        rss = measured["rss_after_open_and_one_recall"]
-        rows.append(
-            (
-                "RSS after open + one recall",
-                f"{rss / 2**30:.2f} GiB, {rss / args.n:,.0f} B a memory",
-            )
-        )
-        vectors = args.n * args.dim * 4
-        links = args.n * (1 + 2 * 16) * 4
-        rows.append(("  of which vectors (one copy)", f"{vectors / 2**30:.2f} GiB"))
-        rows.append(("  of which layer-0 lists", f"{links / 2**30:.2f} GiB"))
-        rows.append(("RSS after the sweep", f"{measured['rss_after_sweep'] / 2**30:.2f} GiB"))
-        for point in measured["sweep"]:
-            latency = f"{point['p50_ms']:.3f} / {point['p99_ms']:.3f} ms"
-            rows.append(
-                (
-                    f"similarity ef={point['ef']} p50 / p99, recall@10",
-                    f"{latency}, {point['recall_at_10']:.3f}",
-                )
-            )
+        built: dict[str, dict[str, float]] = {}
+        disk: dict[str, dict[str, int]] = {}
+        for label in labels:
+            if label == "hnswlib":
+                path = workdir / f"hnswlib-{args.n}.bin"
+                built[label] = build_hnswlib(path, vectors)
+                disk[label] = {"index file": path.stat().st_size}
+            else:
+                db = workdir / f"db-{label}-{args.n}"
+                built[label] = ingest(db, label, vectors)
+                disk[label] = disk_breakdown(db)
+        truth_path = workdir / f"truth-{args.n}.npy"
+        if not truth_path.exists():
+            np.save(truth_path, exact_top10(vectors))
+        np.save(workdir / "queries.npy", vectors.queries)
+        np.save(workdir / "warm_up.npy", vectors.warm_up)
+        common = [f"--n={args.n}", f"--dim={args.dim}", f"--truth={truth_path}"]
+        common += [f"--queries={workdir / 'queries.npy'}", f"--warm-up={workdir / 'warm_up.npy'}"]
+        systems = {
+            label: ["--hnswlib", str(workdir / f"hnswlib-{args.n}.bin")]
+            if label == "hnswlib"
+            else ["--store", label, str(workdir / f"db-{label}-{args.n}")]
+            for label in labels
+        }
+        opened: dict[str, Any] = {}
+        for system in systems.values():
+            opened.update(measure([*system, *common, "--open-only"])["opened"])
+        measured: dict[str, Any] = {"opened": opened}
+        measured.update(measure([*(a for s in systems.values() for a in s), *common]))
     finally:
         if not args.dir:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(f"\nhebbs at scale: n={args.n:,}, dim={args.dim}")
-    print("-" * 74)
-    for name, value in rows:
-        print(f"{name:<48}{value:>26}")
+    report(args, labels, built, disk, measured)
 
 
 if __name__ == "__main__":

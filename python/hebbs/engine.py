@@ -163,6 +163,7 @@ class Hebbs(Operations[Subscription]):
         reflect_after_memories: int | None = None,
         reflect_interval: float | timedelta | None = None,
         token_vectors: bool = DEFAULT_TOKEN_VECTORS,
+        vector_format: str | None = None,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
 
@@ -170,6 +171,9 @@ class Hebbs(Operations[Subscription]):
         first use), or pass an :class:`~hebbs.embedder.Embedder` or any callable
         ``list[str] -> array [n, d]``. HNSW parameters default to M=16, ef_construction=200,
         ef_search=50. ``sync_writes`` fsyncs every write (survives power loss, slower).
+        ``vector_format`` ``"int8"`` holds the vectors in memory as 8-bit codes, 4x smaller, the
+        final candidates re-scored exactly (docs/scale.md); None keeps the store's (``"f32"``
+        for a new store), and another format rebuilds the vector index in it.
 
         ``auto_forget_floor`` switches on the automatic decay pass (off by default): every
         ``auto_forget_interval`` (seconds or a timedelta, default one hour) a background thread
@@ -207,6 +211,7 @@ class Hebbs(Operations[Subscription]):
             auto_forget_floor=request.auto_forget_floor,
             auto_forget_interval=request.auto_forget_interval,
             auto_forget_limit=request.auto_forget_limit,
+            vector_format=request.vector_format,
         )
         organization_store = None
         if request.organization is not None:

@@ -9,7 +9,7 @@ use hebbs_core::engine::{
     DEFAULT_LIST_PAGE, DEFAULT_TOMBSTONE_PAGE,
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
-use hebbs_core::index::vector::HnswParams;
+use hebbs_core::index::vector::{HnswParams, VectorFormat};
 use hebbs_core::recall::PrimeRequest;
 use hebbs_core::{Engine, EngineConfig, ForgetRequest};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -215,7 +215,7 @@ pub struct NativeEngine {
 impl NativeEngine {
     /// Opens (creating if needed) the database in directory `path`.
     #[new]
-    #[pyo3(signature = (path, dimension = None, m = None, ef_construction = None, ef_search = None, sync_writes = false, auto_forget_floor = None, auto_forget_interval = None, auto_forget_limit = None))]
+    #[pyo3(signature = (path, dimension = None, m = None, ef_construction = None, ef_search = None, sync_writes = false, auto_forget_floor = None, auto_forget_interval = None, auto_forget_limit = None, vector_format = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -228,9 +228,14 @@ impl NativeEngine {
         auto_forget_floor: Option<f32>,
         auto_forget_interval: Option<f64>,
         auto_forget_limit: Option<usize>,
+        vector_format: Option<String>,
     ) -> PyResult<Self> {
         let auto_forget =
             auto_forget_policy(auto_forget_floor, auto_forget_interval, auto_forget_limit)?;
+        let vector_format = vector_format
+            .map(|name| VectorFormat::parse(&name, "vector_format"))
+            .transpose()
+            .map_err(to_py_err)?;
         let defaults = HnswParams::default();
         let config = EngineConfig {
             hnsw: HnswParams {
@@ -241,6 +246,7 @@ impl NativeEngine {
             dimension,
             sync_writes,
             auto_forget,
+            vector_format,
             ..EngineConfig::default()
         };
         let engine = engine_call(py, move || Engine::open(path, config))?;
@@ -483,6 +489,13 @@ impl NativeEngine {
     fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
         let engine = self.slot.get().map_err(to_py_err)?;
         engine_call(py, move || engine.checkpoint())
+    }
+
+    /// How the vector index holds the vectors in memory (`"f32"` or `"int8"`), once the store
+    /// has a dimension.
+    fn vector_format(&self) -> PyResult<Option<&'static str>> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        Ok(engine.vector_format().map(VectorFormat::name))
     }
 
     /// Whether the vector index came from its checkpoint at open (not a rebuild).

@@ -115,6 +115,8 @@ RerankName = Literal["none", "late_interaction"]
 #: ``"fast"``: ``hybrid`` without the stage. ``"best"``: the default pipeline ranked by
 #: relevance alone (composite weights 1, 0, 0, 0).
 QualityName = Literal["fast", "best"]
+#: How the vector index holds the vectors in memory (docs/scale.md, "int8 vectors").
+VectorFormatName = Literal["f32", "int8"]
 
 
 Result = TypeVar("Result", covariant=True)
@@ -147,6 +149,7 @@ class OpenRequest(Request):
     reflect_after_memories: Optional[Positive] = None
     reflect_interval: Optional[Seconds] = None
     token_vectors: Flag = DEFAULT_TOKEN_VECTORS
+    vector_format: Optional[VectorFormatName] = None
 
 
 class RememberRequest(Request, Returns[Memory]):

@@ -3,7 +3,7 @@
 //! is the engine's own work around the search. Both have every node linked before timing.
 //! (The index against hnswlib is `benches/engine_bench.py`.)
 
-use hebbs_core::index::vector::{HnswParams, VectorIndex};
+use hebbs_core::index::vector::{HnswParams, VectorFormat, VectorIndex};
 use hebbs_core::{Engine, EngineConfig, MemoryId, RememberInput};
 
 const COUNT: usize = 10_000;
@@ -51,7 +51,7 @@ pub fn load() -> Loaded {
     let (data, queries) = data.split_at(COUNT);
     let queries = queries.to_vec();
 
-    let index = VectorIndex::new(HnswParams::default(), DIM);
+    let index = VectorIndex::new(HnswParams::default(), DIM, VectorFormat::F32);
     let ids: Vec<MemoryId> = (0..COUNT).map(|_| MemoryId::new()).collect();
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::error::{HebbsError, Result};
 use crate::forget::{check_limit, DEFAULT_FORGET_LIMIT};
-use crate::index::vector::HnswParams;
+use crate::index::vector::{HnswParams, VectorFormat};
 use crate::memory::checks::check_unit;
 use crate::memory::MAX_VECTOR_DIMENSION;
 
@@ -64,6 +64,10 @@ pub struct EngineConfig {
     pub checkpoint_interval: u64,
     /// The automatic decay pass; `None` (the default) leaves forgetting to the caller.
     pub auto_forget: Option<AutoForget>,
+    /// How the vector index holds the vectors in memory; `None` keeps the store's (recorded on
+    /// each open; `f32` for a new store). Another format than the store's rebuilds the index
+    /// in it from the stored vectors, then records it.
+    pub vector_format: Option<VectorFormat>,
 }
 
 impl Default for EngineConfig {
@@ -74,6 +78,7 @@ impl Default for EngineConfig {
             sync_writes: false,
             checkpoint_interval: DEFAULT_CHECKPOINT_INTERVAL,
             auto_forget: None,
+            vector_format: None,
         }
     }
 }

@@ -135,16 +135,26 @@ impl Engine {
             }
             (stored, wanted) => stored.or(wanted),
         };
+        let stored_format = store.vector_format()?;
+        let format = config.vector_format.or(stored_format).unwrap_or_default();
+        if stored_format != Some(format) {
+            store.set_vector_format(format)?;
+        }
         let next_seq = store.next_seq()?;
         let mut recovery = Recovery::default();
         let index = match stored_dimension {
             Some(dimension) => {
-                let (index, done) =
-                    recovery::open_index(&store, &dir.join(INDEX_DIR), config.hnsw, dimension)?;
+                let (index, done) = recovery::open_index(
+                    &store,
+                    &dir.join(INDEX_DIR),
+                    config.hnsw,
+                    dimension,
+                    format,
+                )?;
                 recovery = done;
                 Some(Arc::new(index))
             }
-            None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d))),
+            None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d, format))),
         };
         let (text, text_replayed) = recovery::open_text_index(&store, &dir.join(TEXT_DIR))?;
         recovery.text_replayed = text_replayed;
@@ -202,6 +212,11 @@ impl Engine {
     /// The embedding dimension, once fixed by configuration or the first vector.
     pub fn dimension(&self) -> Option<usize> {
         self.current_index().map(|index| index.dimension())
+    }
+
+    /// How the vector index holds the vectors in memory, once the store has a dimension.
+    pub fn vector_format(&self) -> Option<crate::index::vector::VectorFormat> {
+        self.current_index().map(|index| index.format())
     }
 
     /// The directory this engine was opened on.
@@ -411,7 +426,8 @@ impl Engine {
         if let Some(index) = self.current_index() {
             return Ok(index);
         }
-        let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension));
+        let format = self.store.vector_format()?.unwrap_or_default();
+        let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension, format));
         *self.index.write() = Some(Arc::clone(&index));
         Ok(index)
     }

@@ -82,11 +82,11 @@ impl Shared {
         let from = writer.next_seq;
         writer.rebuild_from = Some(from);
         let shared = self.clone();
-        let (params, dimension) = (self.hnsw, index.dimension());
+        let (params, dimension, format) = (self.hnsw, index.dimension(), index.format());
         let spawned = std::thread::Builder::new()
             .name("hebbs-index-rebuild".into())
             .spawn(move || {
-                let outcome = shared.rebuild_index(params, dimension, from);
+                let outcome = shared.rebuild_index(params, dimension, format, from);
                 if let Err(error) = &outcome {
                     log::error!("background index rebuild failed: {error}");
                 }
@@ -109,9 +109,10 @@ impl Shared {
         &self,
         params: crate::index::vector::HnswParams,
         dimension: usize,
+        format: crate::index::vector::VectorFormat,
         from: u64,
     ) -> Result<bool> {
-        let index = VectorIndex::new(params, dimension);
+        let index = VectorIndex::new(params, dimension, format);
         rebuild(&self.store, &index, &self.rebuild.cancelled)?;
         if self.rebuild.cancelled.load(Ordering::Acquire) {
             return Ok(false);

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::Result;
 use crate::index::text::TextIndex;
-use crate::index::vector::{HnswParams, VectorIndex};
+use crate::index::vector::{HnswParams, VectorFormat, VectorIndex};
 use crate::memory::MemoryId;
 use crate::store::{ChangeOp, Store};
 
@@ -30,14 +30,16 @@ pub struct Recovery {
     pub text_replayed: usize,
 }
 
-/// Opens the index for `dimension` from the checkpoint in `dir` plus the changelog of `store`.
+/// Opens the index for `dimension` in `format` from the checkpoint in `dir` plus the changelog
+/// of `store` (a checkpoint of another format is rebuilt in `format`).
 pub fn open_index(
     store: &Store,
     dir: &Path,
     params: HnswParams,
     dimension: usize,
+    format: VectorFormat,
 ) -> Result<(VectorIndex, Recovery)> {
-    let loaded = VectorIndex::load(dir, params)
+    let loaded = VectorIndex::load(dir, params, Some(format))
         .ok()
         .flatten()
         .filter(|(index, _)| index.dimension() == dimension);
@@ -48,7 +50,7 @@ pub fn open_index(
             (index, covered)
         }
         None => {
-            let index = VectorIndex::new(params, dimension);
+            let index = VectorIndex::new(params, dimension, format);
             recovery.inserted += rebuild(store, &index, &AtomicBool::new(false))?;
             (index, 0)
         }

@@ -14,6 +14,7 @@ mod prime;
 mod regex_scan;
 mod request;
 pub mod rerank;
+mod rescore;
 mod result;
 mod scoring;
 mod similarity;

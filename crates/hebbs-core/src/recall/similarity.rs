@@ -3,11 +3,14 @@
 //! explores anyway, so the composite score (recency, importance, reinforcement) can rank more
 //! than the `top_k` nearest; raise `ef_search` for a larger pool. Entity-scoped searches are
 //! planned: a small entity is scanned exactly, a large one is searched in the HNSW graph with an
-//! entity filter. [`nearest`] is the k-NN the other strategies start from.
+//! entity filter. With an int8 index the search fetches more candidates and re-scores them
+//! with the exact vectors (see [`super::rescore`]). [`nearest`] is the k-NN the other strategies
+//! start from.
 
 use super::executor::{Candidate, RecallContext, RecallFilter};
 use super::plan::StrategyPlan;
 use super::request::RecallRequest;
+use super::rescore;
 use super::result::StrategyDetail;
 use super::strategy::Strategy;
 use crate::error::Result;
@@ -52,7 +55,7 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
 /// when given, and only those the request's filter selects when `filtered` (see
 /// [`crate::filter::FilterPlan`]: a selective filter's memories are scored exactly, otherwise
 /// the graph search checks the filter on the nodes it returns). `ef` defaults to the index's
-/// `ef_search`.
+/// `ef_search`. Distances are exact whatever the index's format.
 pub(super) fn nearest(
     context: &RecallContext<'_>,
     query: &[f32],
@@ -66,6 +69,14 @@ pub(super) fn nearest(
     };
     let ef = ef_search.unwrap_or(index.default_ef_search());
     let pool = k.max(ef);
+    // An int8 index ranks approximately: fetch more, keep the best after the exact re-score.
+    let approximate = index.is_approximate();
+    let fetch = if approximate {
+        rescore::candidates(k, pool)
+    } else {
+        pool
+    };
+    let ef = ef.max(fetch);
     let filter = context.filter.as_ref().filter(|_| filtered);
     let members = match entity {
         Some(entity) => {
@@ -81,36 +92,41 @@ pub(super) fn nearest(
         None => None,
     };
     let selected = filter.and_then(|filter| filter.plan.candidates.as_deref());
-    let hits = match (members, selected) {
+    let (hits, scanned) = match (members, selected) {
         (Some(members), selected) => {
             let ids: Vec<MemoryId> = members
                 .into_iter()
                 .filter(|id| selected.is_none_or(|selected| selected.binary_search(id).is_ok()))
                 .collect();
-            exact_scan(context, query, &ids, ids.len())?
+            (exact_scan(context, query, &ids, ids.len())?, true)
         }
-        (None, Some(selected)) => index.exact(query, selected, selected.len()),
+        (None, Some(selected)) => (index.exact(query, selected, selected.len()), false),
         (None, None) => match filter {
             Some(filter) => {
                 let (hits, stopped) = index.search_where(
                     query,
-                    pool,
+                    fetch,
                     Some(ef),
                     entity,
                     Some(|id: &MemoryId| filter.matcher.accepts(id)),
                     FILTER_WALK_EXPANSIONS_PER_EF.saturating_mul(ef.max(pool)),
                 );
                 filter.matcher.finish()?;
-                if stopped && hits.len() < pool {
-                    index.exact_all(query, entity)
+                if stopped && hits.len() < fetch {
+                    (index.exact_all(query, entity), false)
                 } else {
-                    hits
+                    (hits, false)
                 }
             }
-            None => index.search(query, pool, Some(ef), entity),
+            None => (index.search(query, fetch, Some(ef), entity), false),
         },
     };
-    keep_selected(filter, hits, pool)
+    let mut kept = keep_selected(filter, hits, fetch)?;
+    if approximate && !scanned {
+        kept = rescore::rescore(context.store, query, kept)?;
+    }
+    kept.truncate(pool);
+    Ok(kept)
 }
 
 /// The first `pool` of `hits` (nearest first) that `filter` selects, checked a batch at a

@@ -164,9 +164,11 @@ pub fn descriptors() -> Vec<ColumnFamilyDescriptor> {
 
 fn cf_options(name: &str, cache: &Cache) -> Options {
     let mut block = BlockBasedOptions::default();
-    if name == TOKEN_VECTORS {
+    if matches!(name, TOKEN_VECTORS | VECTORS) {
         // A re-ranking query reads hundreds of its 11 KB values, far more than a shared cache
-        // holds: caching them only evicts the other families' blocks.
+        // holds: caching them only evicts the other families' blocks. The same for the f32
+        // vectors an int8 index re-scores (tens a query, at random, from a family of 1.5 KB a
+        // memory): read in place through mmap, not copied into the cache and evicted.
         block.disable_cache();
     } else {
         block.set_block_cache(cache);
@@ -177,8 +179,9 @@ fn cf_options(name: &str, cache: &Cache) -> Options {
     let mut options = Options::default();
     options.set_block_based_table_factory(&block);
     options.set_write_buffer_size(WRITE_BUFFER_BYTES);
-    // int8 codes do not compress (LZ4 saved 0.1% on them), so their reads skip decompression.
-    options.set_compression_type(if name == TOKEN_VECTORS {
+    // int8 codes and f32 vectors do not compress (LZ4 saved 0.1% on the codes), so their reads
+    // skip decompression, and an uncompressed block is read in place.
+    options.set_compression_type(if matches!(name, TOKEN_VECTORS | VECTORS) {
         rocksdb::DBCompressionType::None
     } else {
         rocksdb::DBCompressionType::Lz4

@@ -19,6 +19,7 @@ use super::hot::HotState;
 use super::keys::{decode_edge_key, decode_vector, SessionKey, TemporalKey};
 use super::lookup_cache::LookupCache;
 use crate::error::{HebbsError, Result};
+use crate::index::vector::VectorFormat;
 use crate::memory::{Edge, MemoryId, StoredMemory};
 
 /// Current on-disk schema version, stored under [`META_SCHEMA_VERSION`].
@@ -27,6 +28,8 @@ pub(super) const META_SCHEMA_VERSION: &[u8] = b"schema_version";
 pub(super) const META_MEMORY_COUNT: &[u8] = b"memory_count";
 pub(super) const META_NEXT_SEQ: &[u8] = b"next_seq";
 pub(super) const META_DIMENSION: &[u8] = b"dimension";
+/// The vector index's format (`f32` or `int8`), recorded on open; absent in older stores (f32).
+pub(super) const META_VECTOR_FORMAT: &[u8] = b"vector_format";
 
 /// The RocksDB store of one hebbs database.
 pub struct Store {
@@ -351,6 +354,25 @@ impl Store {
             META_DIMENSION,
             (dimension as u64).to_le_bytes(),
         )?;
+        Ok(())
+    }
+
+    /// The vector index format recorded by the last open, if any.
+    pub fn vector_format(&self) -> Result<Option<VectorFormat>> {
+        let Some(bytes) = self.db.get_pinned_cf(self.cf(META), META_VECTOR_FORMAT)? else {
+            return Ok(None);
+        };
+        let name = std::str::from_utf8(&bytes)
+            .map_err(|_| HebbsError::corrupt("meta", "vector_format is not UTF-8"))?;
+        VectorFormat::parse(name, "vector_format")
+            .map(Some)
+            .map_err(|_| HebbsError::corrupt("meta", format!("unknown vector_format {name:?}")))
+    }
+
+    /// Records the vector index format.
+    pub fn set_vector_format(&self, format: VectorFormat) -> Result<()> {
+        self.db
+            .put_cf(self.cf(META), META_VECTOR_FORMAT, format.name())?;
         Ok(())
     }
 

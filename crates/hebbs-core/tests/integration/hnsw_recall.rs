@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::common::{clustered, Rng};
-use hebbs_core::index::vector::{dot, HnswParams, VectorIndex};
+use hebbs_core::index::vector::{dot, HnswParams, VectorFormat, VectorIndex};
 use hebbs_core::MemoryId;
 
 const COUNT: usize = 20_000;
@@ -55,7 +55,7 @@ fn hnsw_matches_brute_force_on_clustered_vectors() {
             "rest"
         }
     };
-    let index = VectorIndex::new(HnswParams::default(), DIM);
+    let index = VectorIndex::new(HnswParams::default(), DIM, VectorFormat::F32);
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()
         .zip(&vectors)
@@ -135,7 +135,11 @@ fn deferred_inserts_are_searchable_before_and_after_the_drain() {
     let mut rng = Rng(7);
     let vectors = clustered(&mut rng, 2000, 20, DIM, 1.0);
     let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
-    let index = std::sync::Arc::new(VectorIndex::new(HnswParams::default(), DIM));
+    let index = std::sync::Arc::new(VectorIndex::new(
+        HnswParams::default(),
+        DIM,
+        VectorFormat::F32,
+    ));
     let (bulk, deferred) = vectors.split_at(1500);
     let items: Vec<(MemoryId, Option<&str>, &[f32])> = ids
         .iter()
@@ -181,7 +185,7 @@ fn every_vector_is_found_as_batches_of_every_size_arrive() {
     let mut rng = Rng(11);
     let vectors = clustered(&mut rng, 6000, 30, DIM, 1.0);
     let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
-    let index = VectorIndex::new(HnswParams::default(), DIM);
+    let index = VectorIndex::new(HnswParams::default(), DIM, VectorFormat::F32);
     let top1 = |i: usize| index.search(&vectors[i], 1, None, None)[0].id;
     let mut inserted = 0;
     // Batches of 1, a few and many; the 3200 crosses the first sealed chunk of 4096 vectors.

@@ -15,6 +15,7 @@ mod forget_purge;
 mod hnsw_recall;
 mod hybrid;
 mod index_rebuild;
+mod int8_vectors;
 mod listing;
 mod partial_success;
 mod recall_request_fuzz;

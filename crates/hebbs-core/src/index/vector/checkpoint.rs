@@ -8,14 +8,18 @@
 //! parses a byte, so a truncated or bit-flipped checkpoint is never trusted: it is a
 //! [`HebbsError::Corruption`], and the index is rebuilt from the store.
 //!
-//! Numbers are stored little-endian; vectors as raw `f32` (the index refuses to build on a
-//! big-endian target rather than read them wrong).
+//! Numbers are stored little-endian; vectors as the rows the index holds in memory, raw `f32`
+//! or the int8 format's codes and scale (see `format.rs`), so an open never re-quantises
+//! (the index refuses to build on a big-endian target rather than read them wrong).
+//! `graph.bin` version 2 names the format; version 1, written before int8 existed, is `f32`.
 
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufWriter, Read, Write as _};
 use std::path::{Path, PathBuf};
 
+use super::any_graph::{each, AnyGraph};
+use super::format::{Codec, Int8, VectorFormat, F32};
 use super::graph::HnswGraph;
 use super::hnsw_index::VectorIndex;
 use super::links::{Links, RawLinks};
@@ -31,10 +35,12 @@ compile_error!("the vector checkpoint stores raw little-endian f32 vectors");
 /// The graph's lists.
 const GRAPH_FILE: &str = "graph.bin";
 const GRAPH_MAGIC: &[u8; 8] = b"HEBBSHNW";
-const GRAPH_VERSION: u32 = 1;
+const GRAPH_VERSION: u32 = 2;
+/// The version before the format byte: always `f32` rows.
+const GRAPH_VERSION_F32_ONLY: u32 = 1;
 /// Entry slot written when the graph has no entry (it is empty).
 const NO_ENTRY: u32 = u32::MAX;
-/// The vectors, raw `f32` in slot order.
+/// The rows of the vectors, in slot order.
 const VECTORS_FILE: &str = "vectors.bin";
 /// The slot map file.
 const SLOTS_FILE: &str = "slots.bin";
@@ -56,7 +62,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> HebbsError + '_ {
 }
 
 /// Writes the graph's lists to `path`.
-fn write_graph(path: &Path, graph: &HnswGraph, slots: usize) -> Result<()> {
+fn write_graph<C: Codec>(path: &Path, graph: &HnswGraph<C>, slots: usize) -> Result<()> {
     let raw = graph.links().to_raw(slots);
     let (entry, top) = graph.entry().unwrap_or((NO_ENTRY, 0));
     let file = fs::File::create(path).map_err(io_err(path))?;
@@ -64,7 +70,8 @@ fn write_graph(path: &Path, graph: &HnswGraph, slots: usize) -> Result<()> {
     let mut header = Vec::with_capacity(48);
     header.extend_from_slice(GRAPH_MAGIC);
     header.extend_from_slice(&GRAPH_VERSION.to_le_bytes());
-    header.extend_from_slice(&(graph.vectors().dimension() as u64).to_le_bytes());
+    header.push(C::FORMAT.code());
+    header.extend_from_slice(&(graph.dimension() as u64).to_le_bytes());
     header.extend_from_slice(&(graph.m() as u64).to_le_bytes());
     header.extend_from_slice(&(slots as u64).to_le_bytes());
     header.extend_from_slice(&entry.to_le_bytes());
@@ -78,7 +85,7 @@ fn write_graph(path: &Path, graph: &HnswGraph, slots: usize) -> Result<()> {
 }
 
 /// Writes the vectors of slots `0..slots` to `path`, chunk by chunk.
-fn write_vectors(path: &Path, graph: &HnswGraph) -> Result<()> {
+fn write_vectors<C: Codec>(path: &Path, graph: &HnswGraph<C>) -> Result<()> {
     let file = fs::File::create(path).map_err(io_err(path))?;
     let mut out = BufWriter::new(file);
     graph
@@ -88,13 +95,17 @@ fn write_vectors(path: &Path, graph: &HnswGraph) -> Result<()> {
         .map_err(io_err(path))
 }
 
-pub(super) fn write(
+pub(super) fn write(dir: &Path, graph: &AnyGraph, slots: &SlotMap, covered_seq: u64) -> Result<()> {
+    each!(graph, graph => write_in(dir, graph, slots, covered_seq))
+}
+
+fn write_in<C: Codec>(
     dir: &Path,
-    graph: &HnswGraph,
+    graph: &HnswGraph<C>,
     slots: &SlotMap,
     covered_seq: u64,
 ) -> Result<()> {
-    let dimension = graph.vectors().dimension();
+    let dimension = graph.dimension();
     let tmp = sibling(dir, ".tmp");
     let old = sibling(dir, ".old");
     if tmp.exists() {
@@ -203,11 +214,12 @@ fn verify(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// What `graph.bin` holds: the lists, the entry node and its level, and `M`.
+/// What `graph.bin` holds: the lists, the entry node and its level, `M` and the format.
 struct StoredGraph {
     links: Links,
     entry: Option<(u32, u8)>,
     m: usize,
+    format: VectorFormat,
 }
 
 /// Parses `graph.bin`, for `dimension`-d vectors of `slots` slots.
@@ -215,9 +227,15 @@ fn read_graph(path: &Path, dimension: usize, slots: usize) -> Result<StoredGraph
     let bytes = fs::read(path).map_err(io_err(path))?;
     let bad = |reason: &str| HebbsError::corrupt("vector index checkpoint", reason);
     let mut reader = Reader::new(&bytes, "vector index checkpoint");
-    if reader.take(8)? != GRAPH_MAGIC || reader.u32()? != GRAPH_VERSION {
-        return Err(bad("bad magic or version in graph.bin"));
+    if reader.take(8)? != GRAPH_MAGIC {
+        return Err(bad("bad magic in graph.bin"));
     }
+    let format = match reader.u32()? {
+        GRAPH_VERSION_F32_ONLY => VectorFormat::F32,
+        GRAPH_VERSION => VectorFormat::from_code(reader.u8()?)
+            .ok_or_else(|| bad("unknown vector format in graph.bin"))?,
+        _ => return Err(bad("bad version in graph.bin")),
+    };
     let stored_dimension = reader.u64()? as usize;
     let m = reader.u64()? as usize;
     let stored_slots = reader.u64()? as usize;
@@ -251,10 +269,19 @@ fn read_graph(path: &Path, dimension: usize, slots: usize) -> Result<StoredGraph
         slot if (slot as usize) < slots && raw.levels[slot as usize] == top => Some((slot, top)),
         _ => return Err(bad("bad entry point in graph.bin")),
     };
-    Ok(StoredGraph { links, entry, m })
+    Ok(StoredGraph {
+        links,
+        entry,
+        m,
+        format,
+    })
 }
 
-pub(super) fn load(dir: &Path, params: HnswParams) -> Result<Option<(VectorIndex, u64)>> {
+pub(super) fn load(
+    dir: &Path,
+    params: HnswParams,
+    wanted: Option<VectorFormat>,
+) -> Result<Option<(VectorIndex, u64)>> {
     let chosen = [dir.to_path_buf(), sibling(dir, ".old")]
         .into_iter()
         .find(|candidate| candidate.join(MANIFEST_FILE).is_file());
@@ -265,20 +292,53 @@ pub(super) fn load(dir: &Path, params: HnswParams) -> Result<Option<(VectorIndex
     let slots_path = chosen.join(SLOTS_FILE);
     let bytes = fs::read(&slots_path).map_err(io_err(&slots_path))?;
     let (slots, covered_seq, dimension) = SlotMap::decode(&bytes)?;
-    let StoredGraph { links, entry, m } =
-        read_graph(&chosen.join(GRAPH_FILE), dimension, slots.len())?;
-    if m != params.m {
-        // Built with another M: rebuilding with the configured one is the caller's choice.
+    let stored = read_graph(&chosen.join(GRAPH_FILE), dimension, slots.len())?;
+    if stored.m != params.m || wanted.is_some_and(|format| format != stored.format) {
+        // Built with another M or format: rebuilding with the configured one is the caller's
+        // choice.
         return Ok(None);
     }
-    let vectors_path = chosen.join(VECTORS_FILE);
-    let file = fs::File::open(&vectors_path).map_err(io_err(&vectors_path))?;
-    let vectors = VectorStore::read_from(dimension, slots.len(), file).map_err(|error| {
-        HebbsError::corrupt("vector index checkpoint", format!("vectors.bin: {error}"))
-    })?;
-    let graph = HnswGraph::from_parts(vectors, links, entry, m, params.ef_construction);
+    let rows = Rows {
+        path: chosen.join(VECTORS_FILE),
+        dimension,
+        slots: slots.len(),
+        params,
+    };
+    let graph = match stored.format {
+        VectorFormat::F32 => AnyGraph::F32(rows.read::<F32>(stored)?),
+        VectorFormat::Int8 => AnyGraph::Int8(rows.read::<Int8>(stored)?),
+    };
     Ok(Some((
         VectorIndex::from_parts(graph, slots, params, dimension),
         covered_seq,
     )))
+}
+
+/// Where the checkpoint's rows are, and what they are rows of.
+struct Rows {
+    path: PathBuf,
+    dimension: usize,
+    slots: usize,
+    params: HnswParams,
+}
+
+impl Rows {
+    /// The graph of format `C` from the lists in `stored` and these rows.
+    fn read<C: Codec>(&self, stored: StoredGraph) -> Result<HnswGraph<C>> {
+        let path = &self.path;
+        let file = fs::File::open(path).map_err(io_err(path))?;
+        let stride = C::stride(self.dimension);
+        let vectors = VectorStore::read_from(stride, self.slots, std::io::BufReader::new(file))
+            .map_err(|error| {
+                HebbsError::corrupt("vector index checkpoint", format!("vectors.bin: {error}"))
+            })?;
+        Ok(HnswGraph::from_parts(
+            self.dimension,
+            vectors,
+            stored.links,
+            stored.entry,
+            stored.m,
+            self.params.ef_construction,
+        ))
+    }
 }

@@ -25,11 +25,12 @@
 use std::cell::RefCell;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::marker::PhantomData;
 
 use parking_lot::RwLock;
 use pulp::{Arch, Simd, WithSimd};
 
-use super::dot::dot_in;
+use super::format::Codec;
 use super::links::{LinkView, Links};
 use super::params::MAX_LAYERS;
 use super::vectors::{slot_u32, VectorStore, VectorView};
@@ -116,23 +117,22 @@ thread_local! {
 
 /// What one search reads: the vectors and layer-0 lists when it started, and the instruction
 /// set its distances run on.
-struct Snapshot<'g, S> {
-    graph: &'g HnswGraph,
-    vectors: VectorView,
+struct Snapshot<'g, C: Codec, S> {
+    graph: &'g HnswGraph<C>,
+    vectors: VectorView<C::Elem>,
     links: LinkView,
     simd: S,
 }
 
-impl<S: Simd> Snapshot<'_, S> {
-    /// Cosine distance of two normalised vectors (over their common length).
+impl<C: Codec, S: Simd> Snapshot<'_, C, S> {
+    /// Cosine distance of two rows (approximate in the int8 format).
     #[inline(always)]
-    fn between(&self, a: &[f32], b: &[f32]) -> f32 {
-        let len = a.len().min(b.len());
-        1.0 - dot_in(self.simd, &a[..len], &b[..len])
+    fn between(&self, a: &[C::Elem], b: &[C::Elem]) -> f32 {
+        C::distance_in(self.simd, a, b)
     }
 
     #[inline(always)]
-    fn distance(&self, query: &[f32], slot: u32) -> Option<f32> {
+    fn distance(&self, query: &[C::Elem], slot: u32) -> Option<f32> {
         let vector = self.vectors.get(slot)?;
         Some(self.between(query, vector))
     }
@@ -146,7 +146,7 @@ impl<S: Simd> Snapshot<'_, S> {
     /// moving only to completely linked nodes (a node still being inserted may not have its
     /// lower layers yet, and the next layer starts from where this walk ends).
     #[inline(always)]
-    fn greedy(&self, query: &[f32], mut current: Hit, level: u8, buffer: &mut Vec<u32>) -> Hit {
+    fn greedy(&self, query: &[C::Elem], mut current: Hit, level: u8, buffer: &mut Vec<u32>) -> Hit {
         loop {
             let mut moved = false;
             self.neighbours(current.slot, level, buffer);
@@ -174,7 +174,7 @@ impl<S: Simd> Snapshot<'_, S> {
     #[allow(clippy::too_many_arguments)]
     fn search_layer(
         &self,
-        query: &[f32],
+        query: &[C::Elem],
         start: Hit,
         ef: usize,
         level: u8,
@@ -247,23 +247,27 @@ impl<S: Simd> Snapshot<'_, S> {
     }
 }
 
-/// The graph.
-pub struct HnswGraph {
+/// The graph, over rows of format `C`.
+pub struct HnswGraph<C: Codec> {
     m: usize,
+    /// Components of a vector (a row of the int8 format holds more elements).
+    dimension: usize,
     ef_construction: usize,
     /// `1 / ln(M)`: the scale of the level distribution.
     level_scale: f64,
-    vectors: VectorStore,
+    vectors: VectorStore<C::Elem>,
     links: Links,
     /// The node on the top layer and that layer.
     entry: RwLock<Option<(u32, u8)>>,
+    codec: PhantomData<fn() -> C>,
 }
 
-impl HnswGraph {
+impl<C: Codec> HnswGraph<C> {
     /// An empty graph of `dimension`-d vectors, `m` links per node (`2m` on layer 0).
     pub fn new(dimension: usize, m: usize, ef_construction: usize) -> Self {
         Self::from_parts(
-            VectorStore::new(dimension),
+            dimension,
+            VectorStore::new(C::stride(dimension)),
             Links::new(m),
             None,
             m,
@@ -272,7 +276,8 @@ impl HnswGraph {
     }
 
     pub(super) fn from_parts(
-        vectors: VectorStore,
+        dimension: usize,
+        vectors: VectorStore<C::Elem>,
         links: Links,
         entry: Option<(u32, u8)>,
         m: usize,
@@ -280,17 +285,32 @@ impl HnswGraph {
     ) -> Self {
         Self {
             m,
+            dimension,
             ef_construction,
             level_scale: 1.0 / (m.max(2) as f64).ln(),
             vectors,
             links,
             entry: RwLock::new(entry),
+            codec: PhantomData,
         }
     }
 
-    /// The vectors.
-    pub fn vectors(&self) -> &VectorStore {
+    /// The rows.
+    pub fn vectors(&self) -> &VectorStore<C::Elem> {
         &self.vectors
+    }
+
+    /// Components of a vector.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    /// The distance of each slot to normalised `query`, in the graph's format, for scans
+    /// (`None` for a slot not stored yet).
+    pub fn scorer(&self, query: &[f32]) -> impl Fn(usize) -> Option<f32> + use<C> {
+        let query = C::encode(query).into_owned();
+        let view = self.vectors.view();
+        move |slot| Some(C::distance(&query, view.get(slot_u32(slot))?))
     }
 
     /// The lists.
@@ -311,7 +331,7 @@ impl HnswGraph {
     /// Appends `vector` (normalised, of the graph's dimension); returns its slot. The node is
     /// not reachable by a search until [`HnswGraph::link`] links it.
     pub fn push(&self, vector: &[f32]) -> usize {
-        self.vectors.push(vector)
+        self.vectors.push(&C::encode(vector))
     }
 
     /// The level of the node in `slot`: `floor(-ln(u) / ln(M))` for a `u` in (0, 1] hashed
@@ -327,7 +347,7 @@ impl HnswGraph {
     }
 
     #[inline(always)]
-    fn snapshot<S: Simd>(&self, simd: S) -> Snapshot<'_, S> {
+    fn snapshot<S: Simd>(&self, simd: S) -> Snapshot<'_, C, S> {
         Snapshot {
             graph: self,
             vectors: self.vectors.view(),
@@ -359,7 +379,7 @@ impl HnswGraph {
             return;
         };
         let snapshot = self.snapshot(simd);
-        let Some(query) = snapshot.vectors.get(slot).map(<[f32]>::to_vec) else {
+        let Some(query) = snapshot.vectors.get(slot).map(<[C::Elem]>::to_vec) else {
             return;
         };
         let Some(distance) = snapshot.distance(&query, entry) else {
@@ -419,9 +439,9 @@ impl HnswGraph {
     #[inline(always)]
     fn set_own_links<S: Simd>(
         &self,
-        snapshot: &Snapshot<'_, S>,
+        snapshot: &Snapshot<'_, C, S>,
         slot: u32,
-        query: &[f32],
+        query: &[C::Elem],
         selected: &[Hit],
         layer: u8,
     ) {
@@ -468,14 +488,14 @@ impl HnswGraph {
     #[inline(always)]
     fn select<S: Simd>(
         &self,
-        snapshot: &Snapshot<'_, S>,
+        snapshot: &Snapshot<'_, C, S>,
         candidates: &[Hit],
         limit: usize,
     ) -> Vec<Hit> {
         if candidates.len() <= limit {
             return candidates.to_vec();
         }
-        let mut kept: Vec<(Hit, &[f32])> = Vec::with_capacity(limit);
+        let mut kept: Vec<(Hit, &[C::Elem])> = Vec::with_capacity(limit);
         for candidate in candidates {
             if kept.len() >= limit {
                 break;
@@ -502,7 +522,7 @@ impl HnswGraph {
     #[inline(always)]
     fn add_reverse_link<S: Simd>(
         &self,
-        snapshot: &Snapshot<'_, S>,
+        snapshot: &Snapshot<'_, C, S>,
         node: u32,
         new: u32,
         distance: f32,
@@ -599,6 +619,8 @@ impl HnswGraph {
             return (Vec::new(), false);
         };
         let snapshot = self.snapshot(simd);
+        let query = C::encode(query);
+        let query = &query[..];
         let Some(distance) = snapshot.distance(query, entry) else {
             return (Vec::new(), false);
         };
@@ -624,13 +646,13 @@ impl HnswGraph {
 }
 
 /// [`HnswGraph::link`] as one SIMD dispatch.
-struct Link<'g, 's> {
-    graph: &'g HnswGraph,
+struct Link<'g, 's, C: Codec> {
+    graph: &'g HnswGraph<C>,
     slot: usize,
     scratch: &'s mut Scratch,
 }
 
-impl WithSimd for Link<'_, '_> {
+impl<C: Codec> WithSimd for Link<'_, '_, C> {
     type Output = ();
 
     #[inline(always)]
@@ -640,8 +662,8 @@ impl WithSimd for Link<'_, '_> {
 }
 
 /// [`HnswGraph::search`] as one SIMD dispatch.
-struct Search<'g, 'q, 's, F> {
-    graph: &'g HnswGraph,
+struct Search<'g, 'q, 's, C: Codec, F> {
+    graph: &'g HnswGraph<C>,
     query: &'q [f32],
     k: usize,
     ef: usize,
@@ -650,7 +672,7 @@ struct Search<'g, 'q, 's, F> {
     scratch: &'s mut Scratch,
 }
 
-impl<F: Fn(usize) -> bool> WithSimd for Search<'_, '_, '_, F> {
+impl<C: Codec, F: Fn(usize) -> bool> WithSimd for Search<'_, '_, '_, C, F> {
     type Output = (Vec<(usize, f32)>, bool);
 
     #[inline(always)]
@@ -670,6 +692,7 @@ impl<F: Fn(usize) -> bool> WithSimd for Search<'_, '_, '_, F> {
 #[cfg(test)]
 mod tests {
     use super::super::dot;
+    use super::super::format::{Int8, F32};
     use super::*;
     use rayon::prelude::*;
 
@@ -688,8 +711,8 @@ mod tests {
         vector
     }
 
-    fn build(count: usize, dimension: usize, parallel: bool) -> (HnswGraph, Vec<Vec<f32>>) {
-        let graph = HnswGraph::new(dimension, 16, 200);
+    fn build(count: usize, dimension: usize, parallel: bool) -> (HnswGraph<F32>, Vec<Vec<f32>>) {
+        let graph = HnswGraph::<F32>::new(dimension, 16, 200);
         let data: Vec<Vec<f32>> = (0..count as u64).map(|i| unit(i, dimension)).collect();
         for vector in &data {
             graph.push(vector);
@@ -718,7 +741,12 @@ mod tests {
         all.into_iter().take(k).map(|(slot, _)| slot).collect()
     }
 
-    fn recall(graph: &HnswGraph, data: &[Vec<f32>], dimension: usize, ef: usize) -> f64 {
+    fn recall<C: Codec>(
+        graph: &HnswGraph<C>,
+        data: &[Vec<f32>],
+        dimension: usize,
+        ef: usize,
+    ) -> f64 {
         let queries = 100;
         let mut found = 0;
         for q in 0..queries {
@@ -737,6 +765,19 @@ mod tests {
         let (graph, data) = build(3000, 24, false);
         let recall = recall(&graph, &data, 24, 64);
         assert!(recall >= 0.95, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn an_int8_graph_ranks_nearly_as_well_before_any_rescoring() {
+        let dimension = 48;
+        let graph = HnswGraph::<Int8>::new(dimension, 16, 200);
+        let data: Vec<Vec<f32>> = (0..3000u64).map(|i| unit(i, dimension)).collect();
+        for vector in &data {
+            graph.push(vector);
+        }
+        (0..3000).into_par_iter().for_each(|slot| graph.link(slot));
+        let recall = recall(&graph, &data, dimension, 64);
+        assert!(recall >= 0.85, "recall@10 {recall}");
     }
 
     #[test]
@@ -804,7 +845,7 @@ mod tests {
     #[test]
     fn searches_run_while_nodes_are_linked() {
         let dimension = 16;
-        let graph = HnswGraph::new(dimension, 16, 100);
+        let graph = HnswGraph::<F32>::new(dimension, 16, 100);
         let data: Vec<Vec<f32>> = (0..3000u64).map(|i| unit(i, dimension)).collect();
         for vector in &data[..500] {
             graph.push(vector);
@@ -830,7 +871,7 @@ mod tests {
 
     #[test]
     fn levels_follow_the_geometric_distribution() {
-        let graph = HnswGraph::new(4, 16, 100);
+        let graph = HnswGraph::<F32>::new(4, 16, 100);
         let above: usize = (0..100_000u32)
             .filter(|&slot| graph.level_of(slot) > 0)
             .count();
@@ -843,7 +884,7 @@ mod tests {
 
     #[test]
     fn an_empty_graph_finds_nothing() {
-        let graph = HnswGraph::new(8, 16, 100);
+        let graph = HnswGraph::<F32>::new(8, 16, 100);
         assert!(graph.search(&unit(1, 8), 5, 50, |_| true).is_empty());
     }
 }

@@ -9,9 +9,10 @@ use std::sync::{Arc, Once};
 use parking_lot::{Mutex, RwLock};
 use rayon::prelude::*;
 
+use super::any_graph::{each, AnyGraph};
 use super::checkpoint;
 use super::drain_worker;
-use super::graph::HnswGraph;
+use super::format::VectorFormat;
 use super::params::HnswParams;
 use super::pending::PendingQueue;
 use super::slots::SlotMap;
@@ -36,7 +37,7 @@ pub struct Neighbor {
 
 /// The HNSW index over memory vectors.
 pub struct VectorIndex {
-    graph: HnswGraph,
+    graph: AnyGraph,
     slots: RwLock<SlotMap>,
     pending: PendingQueue,
     /// Held while moving pending vectors into the graph: one drain at a time.
@@ -50,10 +51,10 @@ pub struct VectorIndex {
 }
 
 impl VectorIndex {
-    /// An empty index for vectors of `dimension`.
-    pub fn new(params: HnswParams, dimension: usize) -> Self {
+    /// An empty index for vectors of `dimension`, held in memory in `format`.
+    pub fn new(params: HnswParams, dimension: usize, format: VectorFormat) -> Self {
         Self::from_parts(
-            HnswGraph::new(dimension, params.m, params.ef_construction),
+            AnyGraph::new(format, dimension, params.m, params.ef_construction),
             SlotMap::default(),
             params,
             dimension,
@@ -61,7 +62,7 @@ impl VectorIndex {
     }
 
     pub(super) fn from_parts(
-        graph: HnswGraph,
+        graph: AnyGraph,
         slots: SlotMap,
         params: HnswParams,
         dimension: usize,
@@ -78,10 +79,26 @@ impl VectorIndex {
         }
     }
 
-    /// Loads the checkpoint in `dir`; `None` if there is none. Returns the index and the
-    /// changelog sequence it covers (replay from there).
-    pub fn load(dir: &Path, params: HnswParams) -> Result<Option<(Self, u64)>> {
-        checkpoint::load(dir, params)
+    /// Loads the checkpoint in `dir`; `None` if there is none, or if it holds another format
+    /// than `format` (when given) or another `M`. Returns the index and the changelog sequence
+    /// it covers (replay from there).
+    pub fn load(
+        dir: &Path,
+        params: HnswParams,
+        format: Option<VectorFormat>,
+    ) -> Result<Option<(Self, u64)>> {
+        checkpoint::load(dir, params, format)
+    }
+
+    /// How the vectors are held in memory.
+    pub fn format(&self) -> VectorFormat {
+        self.graph.format()
+    }
+
+    /// Whether distances are approximate (int8): a caller re-scores the final candidates with
+    /// the exact vectors from the store.
+    pub fn is_approximate(&self) -> bool {
+        self.format() != VectorFormat::F32
     }
 
     /// Writes a checkpoint covering changelog entries below `covered_seq` into `dir`, atomically.
@@ -257,13 +274,12 @@ impl VectorIndex {
         let waiting = if self.pending.is_empty() {
             Vec::new()
         } else {
-            self.pending
-                .scan(&self.graph.vectors().view(), query, accept)
+            self.pending.scan(self.graph.scorer(query), accept)
         };
         let (mut hits, stopped) = if filtered {
-            self.graph.search_budgeted(query, k, ef, accept, budget)
+            each!(&self.graph, graph => graph.search_budgeted(query, k, ef, accept, budget))
         } else {
-            self.graph.search_budgeted(query, k, ef, |_| true, budget)
+            each!(&self.graph, graph => graph.search_budgeted(query, k, ef, |_| true, budget))
         };
         if !waiting.is_empty() {
             hits.extend(waiting);
@@ -276,19 +292,19 @@ impl VectorIndex {
         (hits, stopped)
     }
 
-    /// The `k` of `ids` nearest normalised `query`, nearest first, by an exact scan of their
-    /// vectors in memory (ids not indexed, or forgotten, are skipped; `ids` hold each id once).
+    /// The `k` of `ids` nearest normalised `query`, nearest first, by a scan of their vectors
+    /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; `ids`
+    /// hold each id once).
     pub fn exact(&self, query: &[f32], ids: &[MemoryId], k: usize) -> Vec<Neighbor> {
         let slots = self.slots.read();
-        let vectors = self.graph.vectors().view();
+        let scorer = self.graph.scorer(query);
         let mut hits: Vec<Neighbor> = ids
             .iter()
             .filter_map(|id| {
                 let slot = slots.live_slot(id)?;
-                let vector = vectors.get(u32::try_from(slot).ok()?)?;
                 Some(Neighbor {
                     id: *id,
-                    distance: (1.0 - super::dot(query, vector)).max(0.0),
+                    distance: scorer(slot)?.max(0.0),
                 })
             })
             .collect();
@@ -298,7 +314,8 @@ impl VectorIndex {
     }
 
     /// Every live memory with its distance to normalised `query`, nearest first (only
-    /// `entity`'s when given): the brute force a filter falls back on.
+    /// `entity`'s when given): the brute force a filter falls back on (exact in the f32
+    /// format).
     pub fn exact_all(&self, query: &[f32], entity: Option<&str>) -> Vec<Neighbor> {
         let slots = self.slots.read();
         let entity_index = match entity {
@@ -308,15 +325,14 @@ impl VectorIndex {
             },
             None => None,
         };
-        let vectors = self.graph.vectors().view();
+        let scorer = self.graph.scorer(query);
         let mut hits: Vec<Neighbor> = (0..slots.len())
             .filter(|slot| slots.accepts(*slot, entity_index))
             .filter_map(|slot| {
                 let id = slots.live_id(slot)?;
-                let vector = vectors.get(u32::try_from(slot).ok()?)?;
                 Some(Neighbor {
                     id,
-                    distance: (1.0 - super::dot(query, vector)).max(0.0),
+                    distance: scorer(slot)?.max(0.0),
                 })
             })
             .collect();

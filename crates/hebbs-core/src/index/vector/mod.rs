@@ -1,9 +1,11 @@
 //! The HNSW vector index (our own graph on hnswlib's layout, dot product on L2-normalised
 //! vectors = cosine), with tombstones for deletes, an on-disk checkpoint and changelog replay.
 
+mod any_graph;
 mod checkpoint;
 mod dot;
 mod drain_worker;
+mod format;
 mod graph;
 mod hnsw_index;
 mod links;
@@ -15,6 +17,7 @@ mod vectors;
 mod wake;
 
 pub use dot::{dot, dot_in};
+pub use format::VectorFormat;
 pub use hnsw_index::{Neighbor, VectorIndex, MAX_PENDING};
 pub use params::{
     check_ef_search, HnswParams, DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, DEFAULT_M,

@@ -5,9 +5,6 @@
 
 use parking_lot::RwLock;
 
-use super::dot;
-use super::vectors::{slot_u32, VectorView};
-
 /// The buffer of slots. Writers append at the back; only the drain removes, from the front,
 /// after the graph links those nodes (so a search may briefly find a node both ways, never
 /// neither; callers deduplicate by slot).
@@ -43,21 +40,18 @@ impl PendingQueue {
         self.slots.read().is_empty()
     }
 
-    /// Exact `(slot, distance)` of every waiting node `accept`s, for `query`.
+    /// `(slot, distance)` of every waiting node `accept`s, by a scan (`distance` of a slot is
+    /// its distance to the query, in the index's format).
     pub fn scan(
         &self,
-        vectors: &VectorView,
-        query: &[f32],
+        distance: impl Fn(usize) -> Option<f32>,
         accept: impl Fn(usize) -> bool,
     ) -> Vec<(usize, f32)> {
         self.slots
             .read()
             .iter()
             .filter(|slot| accept(**slot))
-            .filter_map(|&slot| {
-                let vector = vectors.get(slot_u32(slot))?;
-                Some((slot, (1.0 - dot(query, vector)).max(0.0)))
-            })
+            .filter_map(|&slot| Some((slot, distance(slot)?.max(0.0))))
             .collect()
     }
 }

@@ -11,6 +11,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use bytemuck::Pod;
 use parking_lot::{Mutex, RwLock};
 
 use super::page_buffer::PageBuffer;
@@ -20,13 +21,13 @@ pub const CHUNK: usize = 1 << CHUNK_BITS;
 const CHUNK_BITS: usize = 12;
 
 /// The chunk being filled: one cell per slot, set once.
-struct OpenChunk {
+struct OpenChunk<T> {
     /// The first slot of the chunk.
     base: usize,
-    cells: Box<[OnceLock<Box<[f32]>>]>,
+    cells: Box<[OnceLock<Box<[T]>>]>,
 }
 
-impl OpenChunk {
+impl<T> OpenChunk<T> {
     fn new(base: usize) -> Self {
         Self {
             base,
@@ -36,17 +37,26 @@ impl OpenChunk {
 }
 
 /// A reader's consistent view: the sealed chunks and the open chunk when it was taken.
-#[derive(Clone)]
-pub struct VectorView {
+pub struct VectorView<T> {
     dimension: usize,
-    sealed: Arc<Vec<Arc<PageBuffer<f32>>>>,
-    open: Arc<OpenChunk>,
+    sealed: Arc<Vec<Arc<PageBuffer<T>>>>,
+    open: Arc<OpenChunk<T>>,
 }
 
-impl VectorView {
+impl<T> Clone for VectorView<T> {
+    fn clone(&self) -> Self {
+        Self {
+            dimension: self.dimension,
+            sealed: Arc::clone(&self.sealed),
+            open: Arc::clone(&self.open),
+        }
+    }
+}
+
+impl<T: Pod> VectorView<T> {
     /// The vector in `slot`, if it was stored when the view was taken.
     #[inline]
-    pub fn get(&self, slot: u32) -> Option<&[f32]> {
+    pub fn get(&self, slot: u32) -> Option<&[T]> {
         let slot = slot as usize;
         match self.sealed.get(slot >> CHUNK_BITS) {
             Some(chunk) => {
@@ -78,20 +88,21 @@ impl VectorView {
 }
 
 /// The chunks as one unit, so a view never sees a sealed chunk twice or not at all.
-struct Chunks {
-    sealed: Arc<Vec<Arc<PageBuffer<f32>>>>,
-    open: Arc<OpenChunk>,
+struct Chunks<T> {
+    sealed: Arc<Vec<Arc<PageBuffer<T>>>>,
+    open: Arc<OpenChunk<T>>,
 }
 
-/// Every vector of the index by slot, appended in slot order.
-pub struct VectorStore {
+/// Every vector of the index by slot, appended in slot order. `T` is the element of a row
+/// (`f32`, or `i8` for the int8 format) and `dimension` the elements of one row.
+pub struct VectorStore<T> {
     dimension: usize,
-    chunks: RwLock<Chunks>,
+    chunks: RwLock<Chunks<T>>,
     /// The next slot; held while appending, so appends are serialised and in order.
     next: Mutex<usize>,
 }
 
-impl VectorStore {
+impl<T: Pod + Default + Send + Sync> VectorStore<T> {
     /// An empty store of `dimension`-d vectors.
     pub fn new(dimension: usize) -> Self {
         Self {
@@ -104,18 +115,13 @@ impl VectorStore {
         }
     }
 
-    /// The vector dimension.
-    pub fn dimension(&self) -> usize {
-        self.dimension
-    }
-
     /// Number of stored vectors.
     pub fn len(&self) -> usize {
         *self.next.lock()
     }
 
     /// A view for reading.
-    pub fn view(&self) -> VectorView {
+    pub fn view(&self) -> VectorView<T> {
         let chunks = self.chunks.read();
         VectorView {
             dimension: self.dimension,
@@ -125,7 +131,7 @@ impl VectorStore {
     }
 
     /// Appends `vector` (of the store's dimension); returns its slot.
-    pub fn push(&self, vector: &[f32]) -> usize {
+    pub fn push(&self, vector: &[T]) -> usize {
         debug_assert_eq!(vector.len(), self.dimension);
         let mut next = self.next.lock();
         let slot = *next;
@@ -139,7 +145,7 @@ impl VectorStore {
     }
 
     /// Copies the full open chunk into one sealed buffer and opens the next chunk.
-    fn seal(&self, open: &OpenChunk) {
+    fn seal(&self, open: &OpenChunk<T>) {
         let mut buffer = PageBuffer::zeroed(CHUNK * self.dimension);
         for (cell, target) in open
             .cells
@@ -161,12 +167,12 @@ impl VectorStore {
     }
 }
 
-impl VectorStore {
+impl<T: Pod + Default + Send + Sync> VectorStore<T> {
     /// Calls `write` with the stored vectors in slot order, a chunk at a time (for the
     /// checkpoint).
     pub fn for_each_chunk(
         &self,
-        mut write: impl FnMut(&[f32]) -> std::io::Result<()>,
+        mut write: impl FnMut(&[T]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let slots = self.len();
         let view = self.view();
@@ -190,12 +196,12 @@ impl VectorStore {
         let full = slots / CHUNK;
         let mut sealed = Vec::with_capacity(full);
         for _ in 0..full {
-            let mut buffer = PageBuffer::<f32>::zeroed(CHUNK * dimension);
+            let mut buffer = PageBuffer::<T>::zeroed(CHUNK * dimension);
             source.read_exact(bytemuck::cast_slice_mut(buffer.as_mut_slice()))?;
             sealed.push(Arc::new(buffer));
         }
         let open = OpenChunk::new(full * CHUNK);
-        let mut vector = vec![0f32; dimension];
+        let mut vector = vec![T::default(); dimension];
         for cell in open.cells.iter().take(slots - full * CHUNK) {
             source.read_exact(bytemuck::cast_slice_mut(&mut vector))?;
             let _ = cell.set(vector.as_slice().into());
@@ -228,7 +234,7 @@ mod tests {
         (0..dimension).map(|i| (slot * 31 + i) as f32).collect()
     }
 
-    fn flat(store: &VectorStore) -> Vec<f32> {
+    fn flat(store: &VectorStore<f32>) -> Vec<f32> {
         let mut out = Vec::new();
         store
             .for_each_chunk(|values| {
@@ -239,11 +245,11 @@ mod tests {
         out
     }
 
-    fn bytes_of(store: &VectorStore) -> Vec<u8> {
+    fn bytes_of(store: &VectorStore<f32>) -> Vec<u8> {
         bytemuck::cast_slice(&flat(store)).to_vec()
     }
 
-    fn filled(count: usize, dimension: usize) -> VectorStore {
+    fn filled(count: usize, dimension: usize) -> VectorStore<f32> {
         let store = VectorStore::new(dimension);
         for slot in 0..count {
             assert_eq!(store.push(&vector(slot, dimension)), slot);
@@ -312,7 +318,7 @@ mod tests {
         let count = CHUNK + 3;
         let store = filled(count, 2);
         let bytes = bytes_of(&store);
-        let loaded = VectorStore::read_from(2, count, bytes.as_slice()).unwrap();
+        let loaded = VectorStore::<f32>::read_from(2, count, bytes.as_slice()).unwrap();
         assert_eq!(loaded.view().sealed.len(), 1);
         assert_eq!(flat(&loaded), flat(&store));
         assert_eq!(loaded.push(&vector(count, 2)), count);
@@ -320,7 +326,7 @@ mod tests {
             loaded.view().get(slot_u32(count)),
             Some(&vector(count, 2)[..])
         );
-        assert!(VectorStore::read_from(2, count, &bytes[..bytes.len() - 1]).is_err());
-        assert!(VectorStore::read_from(2, count - 1, bytes.as_slice()).is_err());
+        assert!(VectorStore::<f32>::read_from(2, count, &bytes[..bytes.len() - 1]).is_err());
+        assert!(VectorStore::<f32>::read_from(2, count - 1, bytes.as_slice()).is_err());
     }
 }
