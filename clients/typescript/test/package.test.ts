@@ -125,7 +125,8 @@ const COUNTERPARTS: readonly [string, string, readonly string[]][] = [
  * `default value` or `default: value` (a quoted string or a number). */
 const DOCUMENTED_DEFAULT = /default:?\s+(?:`[A-Z_]+`\s+)?\(?(?:`?'([^']*)'`?|(-?[0-9][0-9_.]*))/i;
 
-/** The doc comment of each member of each exported interface of the package's sources. */
+/** The members of each exported interface of the package's sources, inherited ones
+ * included, each with its doc comment, read by the TypeScript compiler. */
 function interfaceDocs(): Map<string, Map<string, string>> {
   const index = join(PACKAGE_DIR, 'src', 'index.ts');
   const program = ts.createProgram([index], {
@@ -154,30 +155,9 @@ function interfaceDocs(): Map<string, Map<string, string>> {
   return docs;
 }
 
-/** The property names of each exported interface of the package's sources, inherited ones
- * included, read by the TypeScript compiler. */
+/** The property names of each exported interface of the package's sources. */
 function interfaceMembers(): Map<string, string[]> {
-  const index = join(PACKAGE_DIR, 'src', 'index.ts');
-  const program = ts.createProgram([index], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: [],
-  });
-  const checker = program.getTypeChecker();
-  const entry = checker.getSymbolAtLocation(program.getSourceFile(index)!)!;
-  const members = new Map<string, string[]>();
-  for (const exported of checker.getExportsOfModule(entry)) {
-    const symbol =
-      exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-    if (symbol.flags & ts.SymbolFlags.Interface) {
-      const type = checker.getDeclaredTypeOfSymbol(symbol);
-      members.set(
-        exported.name,
-        checker.getPropertiesOfType(type).map((property) => property.name),
-      );
-    }
-  }
-  return members;
+  return new Map([...interfaceDocs()].map(([name, members]) => [name, [...members.keys()]]));
 }
 
 let python: Dump;
