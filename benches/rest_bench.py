@@ -131,29 +131,41 @@ def free_port() -> int:
         return port
 
 
+def serve_process(
+    data_dir: Path, output: Any, timeout_s: float = START_TIMEOUT_S, **options: Any
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``serve(data_dir, **options)`` in a subprocess on a free port of :data:`HOST`, its
+    output to ``output``; returns the process and its URL once the server answers ready (the
+    process is killed if it does not within ``timeout_s``)."""
+    port = free_port()
+    arguments = "".join(f", {name}={value!r}" for name, value in options.items())
+    code = (
+        "from hebbs.server.serve import serve; "
+        f"serve({str(data_dir)!r}, host={HOST!r}, port={port}{arguments})"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=output, stderr=output)
+    url = f"http://{HOST}:{port}"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if httpx.get(url + "/v1/health/ready").status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"the server did not start (its output: {output})")
+        time.sleep(0.1)
+
+
 @contextmanager
 def server(data_dir: Path, batching: bool, grpc_port: int | None = None) -> Iterator[str]:
     """A ``serve`` subprocess over ``data_dir`` (also serving gRPC on ``grpc_port`` when
     given); yields its URL, stops it on exit."""
-    port = free_port()
-    code = (
-        "from hebbs.server.serve import serve; "
-        f"serve({str(data_dir)!r}, host={HOST!r}, port={port}, auth=False, "
-        f"embed_batching={batching}, grpc_port={grpc_port})"
+    process, url = serve_process(
+        data_dir, subprocess.DEVNULL, auth=False, embed_batching=batching, grpc_port=grpc_port
     )
-    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
-    url = f"http://{HOST}:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                if httpx.get(url + "/v1/health/ready").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.1)
         yield url
     finally:
         process.terminate()

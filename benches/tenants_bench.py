@@ -31,9 +31,6 @@ import argparse
 import os
 import random
 import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections import OrderedDict
@@ -48,10 +45,10 @@ import numpy as np
 
 from hebbs.service.keys import KeyStore
 from hebbs.service.tenants import DEFAULT_MAX_OPEN_TENANTS, TENANTS_DIR
+from rest_bench import serve_process
 
 SEED = 29
 DIM = 384
-HOST = "127.0.0.1"
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 120.0
 TOP_K = 10
@@ -86,13 +83,6 @@ def tenant_name(i: int) -> str:
     return f"t{i:05d}"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
 class Running:
     url: str
@@ -102,25 +92,15 @@ class Running:
 @contextmanager
 def server(data_dir: Path, max_open: int) -> Iterator[Running]:
     """A ``serve`` subprocess over ``data_dir`` with API keys; stopped (stores closed) on exit."""
-    port = free_port()
-    code = (
-        "from hebbs.server.serve import serve; "
-        f"serve({str(data_dir)!r}, host={HOST!r}, port={port}, max_open_tenants={max_open})"
-    )
     log = (data_dir / "server.log").open("ab")
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=log, stderr=log)
-    url = f"http://{HOST}:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                if httpx.get(url + "/v1/health/ready").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not start: see {log.name}")
-            time.sleep(0.1)
+        process, url = serve_process(
+            data_dir, log, timeout_s=START_TIMEOUT_S, max_open_tenants=max_open
+        )
+    except RuntimeError:
+        log.close()
+        raise
+    try:
         yield Running(url, process.pid)
     finally:
         process.send_signal(signal.SIGTERM)

@@ -269,12 +269,7 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.unicode_text,
         help="entity scope: required by temporal, restricts similarity",
     )
-    sub.add_argument(
-        "--since", metavar="T", type=values.timestamp, help="temporal: created at or after T"
-    )
-    sub.add_argument(
-        "--until", metavar="T", type=values.timestamp, help="temporal: created at or before T"
-    )
+    _add_time_window(sub, "temporal: created")
     _add_ranking(sub)
     sub.add_argument(
         "--include-superseded",
@@ -387,6 +382,12 @@ def _add_recall(commands: argparse._SubParsersAction[CliParser]) -> None:
         metavar="PATH",
         help="with --db: the organization's store directory, for --include-organization",
     )
+
+
+def _add_time_window(sub: CliParser, scope: str) -> None:
+    """``--since`` and ``--until``, the request's ``time_range``; ``scope`` starts their help."""
+    sub.add_argument("--since", metavar="T", type=values.timestamp, help=f"{scope} at or after T")
+    sub.add_argument("--until", metavar="T", type=values.timestamp, help=f"{scope} at or before T")
 
 
 def _add_ranking(sub: CliParser) -> None:
@@ -593,12 +594,7 @@ def _add_prime(commands: argparse._SubParsersAction[CliParser]) -> None:
         type=values.context_object,
         help="only memories this filter selects (docs/filters.md)",
     )
-    sub.add_argument(
-        "--since", metavar="T", type=values.timestamp, help="only memories created at or after T"
-    )
-    sub.add_argument(
-        "--until", metavar="T", type=values.timestamp, help="only memories created at or before T"
-    )
+    _add_time_window(sub, "only memories created")
     _add_ranking(sub)
 
 
