@@ -9,6 +9,7 @@ one; the retriever tests and the docs example use the bundled model."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import random
 import re
@@ -21,7 +22,20 @@ from haystack import Document
 from haystack.dataclasses import ByteStream, SparseEmbedding
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.errors import FilterError
-from haystack.testing.document_store import DocumentStoreBaseExtendedTests
+from haystack.testing.document_store import (
+    CountDocumentsByFilterTest,
+    DocumentStoreBaseExtendedTests,
+)
+from haystack.testing.document_store_async import (
+    CountDocumentsAsyncTest,
+    CountDocumentsByFilterAsyncTest,
+    DeleteAllAsyncTest,
+    DeleteByFilterAsyncTest,
+    DeleteDocumentsAsyncTest,
+    FilterDocumentsAsyncTest,
+    UpdateByFilterAsyncTest,
+    WriteDocumentsAsyncTest,
+)
 from haystack.utils.filters import document_matches_filter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,9 +55,22 @@ SUITE_DIM = 768
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations" / "haystack.md"
 
 
-class TestHebbsDocumentStore(DocumentStoreBaseExtendedTests):
-    """The suite, unchanged: only ``document_store`` and ``test_write_documents`` (whose base
-    raises NotImplementedError: "Override this test in your custom test class") are given."""
+class TestHebbsDocumentStore(
+    DocumentStoreBaseExtendedTests,
+    CountDocumentsByFilterTest,
+    CountDocumentsAsyncTest,
+    CountDocumentsByFilterAsyncTest,
+    DeleteAllAsyncTest,
+    DeleteByFilterAsyncTest,
+    DeleteDocumentsAsyncTest,
+    FilterDocumentsAsyncTest,
+    UpdateByFilterAsyncTest,
+    WriteDocumentsAsyncTest,
+):
+    """The suite, unchanged, with the optional mixins of what the store implements: only
+    ``document_store``, ``test_write_documents`` and ``test_write_documents_async`` (whose
+    bases raise NotImplementedError: "Override this test in your custom test class") are
+    given."""
 
     @pytest.fixture
     def document_store(self, tmp_path: Path) -> Iterator[HebbsDocumentStore]:
@@ -58,6 +85,14 @@ class TestHebbsDocumentStore(DocumentStoreBaseExtendedTests):
         with pytest.raises(DuplicateDocumentError):
             document_store.write_documents([doc])
         self.assert_documents_are_equal(document_store.filter_documents(), [doc])
+
+    async def test_write_documents_async(self, document_store: HebbsDocumentStore) -> None:
+        """The same default policy through the async methods."""
+        doc = Document(content="test doc")
+        assert await document_store.write_documents_async([doc]) == 1
+        with pytest.raises(DuplicateDocumentError):
+            await document_store.write_documents_async([doc])
+        self.assert_documents_are_equal(await document_store.filter_documents_async(), [doc])
 
 
 @pytest.fixture
@@ -85,6 +120,10 @@ def test_retrievers_rank_and_filter(store: HebbsDocumentStore) -> None:
     found = HebbsRetriever(store, filters=france).run(query="Colosseum Rome")["documents"]
     assert {d.id for d in found} == {PARIS.id, LOUVRE.id}
     assert HebbsBM25Retriever(store).run(query="museum", top_k=0)["documents"] == []
+    found = asyncio.run(HebbsBM25Retriever(store).run_async(query="museum"))["documents"]
+    assert [d.id for d in found] == [LOUVRE.id]
+    found = asyncio.run(HebbsEmbeddingRetriever(store, top_k=1).run_async(cue))["documents"]
+    assert [d.id for d in found] == [ROME.id]
 
 
 def test_documents_without_text_round_trip(store: HebbsDocumentStore) -> None:

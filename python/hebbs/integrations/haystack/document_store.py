@@ -8,6 +8,7 @@ writing is one ``remember_many`` whose keys (:mod:`hebbs.integrations.haystack.c
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -166,6 +167,44 @@ class HebbsDocumentStore:
         ]
         self.write_documents(updated, policy=DuplicatePolicy.OVERWRITE)
         return len(updated)
+
+    def count_documents_by_filter(self, filters: dict[str, Any]) -> int:
+        """The number of documents the filter selects."""
+        return self.store.count_memories(filter=self.scoped(filters))
+
+    async def count_documents_async(self) -> int:
+        """:meth:`count_documents` in a worker thread."""
+        return await asyncio.to_thread(self.count_documents)
+
+    async def filter_documents_async(self, filters: dict[str, Any] | None = None) -> list[Document]:
+        """:meth:`filter_documents` in a worker thread."""
+        return await asyncio.to_thread(self.filter_documents, filters)
+
+    async def write_documents_async(
+        self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE
+    ) -> int:
+        """:meth:`write_documents` in a worker thread."""
+        return await asyncio.to_thread(self.write_documents, documents, policy)
+
+    async def delete_documents_async(self, document_ids: list[str]) -> None:
+        """:meth:`delete_documents` in a worker thread."""
+        await asyncio.to_thread(self.delete_documents, document_ids)
+
+    async def delete_all_documents_async(self) -> None:
+        """:meth:`delete_all_documents` in a worker thread."""
+        await asyncio.to_thread(self.delete_all_documents)
+
+    async def delete_by_filter_async(self, filters: dict[str, Any]) -> int:
+        """:meth:`delete_by_filter` in a worker thread."""
+        return await asyncio.to_thread(self.delete_by_filter, filters)
+
+    async def update_by_filter_async(self, filters: dict[str, Any], meta: dict[str, Any]) -> int:
+        """:meth:`update_by_filter` in a worker thread."""
+        return await asyncio.to_thread(self.update_by_filter, filters, meta)
+
+    async def count_documents_by_filter_async(self, filters: dict[str, Any]) -> int:
+        """:meth:`count_documents_by_filter` in a worker thread."""
+        return await asyncio.to_thread(self.count_documents_by_filter, filters)
 
     def recall_documents(
         self,

@@ -13,6 +13,7 @@ document's ``score`` is its recall score.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -106,6 +107,16 @@ class HebbsEmbeddingRetriever(_HebbsRetrieverBase):
         """The ``top_k`` documents nearest ``query_embedding`` that ``filters`` selects."""
         return self._search(filters, top_k, cue_embedding=query_embedding)
 
+    @component.output_types(documents=list[Document])
+    async def run_async(
+        self,
+        query_embedding: list[float],
+        filters: dict[str, Any] | None = None,
+        top_k: int | None = None,
+    ) -> dict[str, list[Document]]:
+        """:meth:`run` in a worker thread."""
+        return await asyncio.to_thread(self.run, query_embedding, filters, top_k)
+
 
 class _HebbsTextRetriever(_HebbsRetrieverBase):
     """A retriever of a query text: one ``recall`` with the subclass's ``_bm25`` and
@@ -121,6 +132,13 @@ class _HebbsTextRetriever(_HebbsRetrieverBase):
         """The ``top_k`` documents that best match ``query`` among those ``filters`` selects."""
         extra = {} if self._strategies is None else {"strategies": list(self._strategies)}
         return self._search(filters, top_k, bm25=self._bm25, extra=extra, cue=query)
+
+    @component.output_types(documents=list[Document])
+    async def run_async(
+        self, query: str, filters: dict[str, Any] | None = None, top_k: int | None = None
+    ) -> dict[str, list[Document]]:
+        """:meth:`run` in a worker thread."""
+        return await asyncio.to_thread(self.run, query, filters, top_k)
 
 
 @component
