@@ -22,19 +22,10 @@ from haystack import Document
 from haystack.dataclasses import ByteStream, SparseEmbedding
 from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.errors import FilterError
+from haystack.testing import document_store_async as async_suite
 from haystack.testing.document_store import (
     CountDocumentsByFilterTest,
     DocumentStoreBaseExtendedTests,
-)
-from haystack.testing.document_store_async import (
-    CountDocumentsAsyncTest,
-    CountDocumentsByFilterAsyncTest,
-    DeleteAllAsyncTest,
-    DeleteByFilterAsyncTest,
-    DeleteDocumentsAsyncTest,
-    FilterDocumentsAsyncTest,
-    UpdateByFilterAsyncTest,
-    WriteDocumentsAsyncTest,
 )
 from haystack.utils.filters import document_matches_filter
 from hypothesis import HealthCheck, given, settings
@@ -58,14 +49,14 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations" / "haysta
 class TestHebbsDocumentStore(
     DocumentStoreBaseExtendedTests,
     CountDocumentsByFilterTest,
-    CountDocumentsAsyncTest,
-    CountDocumentsByFilterAsyncTest,
-    DeleteAllAsyncTest,
-    DeleteByFilterAsyncTest,
-    DeleteDocumentsAsyncTest,
-    FilterDocumentsAsyncTest,
-    UpdateByFilterAsyncTest,
-    WriteDocumentsAsyncTest,
+    async_suite.CountDocumentsAsyncTest,
+    async_suite.CountDocumentsByFilterAsyncTest,
+    async_suite.DeleteAllAsyncTest,
+    async_suite.DeleteByFilterAsyncTest,
+    async_suite.DeleteDocumentsAsyncTest,
+    async_suite.FilterDocumentsAsyncTest,
+    async_suite.UpdateByFilterAsyncTest,
+    async_suite.WriteDocumentsAsyncTest,
 ):
     """The suite, unchanged, with the optional mixins of what the store implements: only
     ``document_store``, ``test_write_documents`` and ``test_write_documents_async`` (whose
