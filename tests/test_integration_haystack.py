@@ -21,6 +21,7 @@ import pytest
 from haystack import Document
 from haystack.dataclasses import ByteStream, SparseEmbedding
 from haystack.document_stores.errors import DuplicateDocumentError
+from haystack.document_stores.types import DuplicatePolicy
 from haystack.errors import FilterError
 from haystack.testing import document_store_async as async_suite
 from haystack.testing.document_store import (
@@ -87,7 +88,7 @@ class TestHebbsDocumentStore(
 
 
 @pytest.fixture
-def store(tmp_path: Path, embedder: Embedder) -> Iterator[HebbsDocumentStore]:
+def haystack_store(tmp_path: Path, embedder: Embedder) -> Iterator[HebbsDocumentStore]:
     with hebbs.Hebbs.open(tmp_path / "db", embedder=embedder) as mem:
         yield HebbsDocumentStore(mem)
 
@@ -97,48 +98,70 @@ ROME = Document(content="The Colosseum stands in Rome.", meta={"country": "Italy
 LOUVRE = Document(content="The Louvre is a museum in Paris.", meta={"country": "France"})
 
 
-def test_retrievers_rank_and_filter(store: HebbsDocumentStore) -> None:
-    store.write_documents([PARIS, ROME, LOUVRE])
+def test_retrievers_rank_and_filter(haystack_store: HebbsDocumentStore) -> None:
+    haystack_store.write_documents([PARIS, ROME, LOUVRE])
     france = {"field": "meta.country", "operator": "==", "value": "France"}
-    found = HebbsRetriever(store, top_k=1).run(query="Where is the Eiffel Tower?")["documents"]
+    found = HebbsRetriever(haystack_store, top_k=1).run(query="Where is the Eiffel Tower?")[
+        "documents"
+    ]
     assert [d.id for d in found] == [PARIS.id]
     assert found[0].score is not None
-    found = HebbsBM25Retriever(store).run(query="museum")["documents"]
+    found = HebbsBM25Retriever(haystack_store).run(query="museum")["documents"]
     assert [d.id for d in found] == [LOUVRE.id]
-    cue = store.store.embedder.embed_query(["an amphitheatre in Italy"])[0].tolist()
-    found = HebbsEmbeddingRetriever(store, top_k=1).run(query_embedding=cue)["documents"]
+    cue = haystack_store.store.embedder.embed_query(["an amphitheatre in Italy"])[0].tolist()
+    found = HebbsEmbeddingRetriever(haystack_store, top_k=1).run(query_embedding=cue)["documents"]
     assert [d.id for d in found] == [ROME.id]
-    found = HebbsRetriever(store, filters=france).run(query="Colosseum Rome")["documents"]
+    found = HebbsRetriever(haystack_store, filters=france).run(query="Colosseum Rome")["documents"]
     assert {d.id for d in found} == {PARIS.id, LOUVRE.id}
-    assert HebbsBM25Retriever(store).run(query="museum", top_k=0)["documents"] == []
-    found = asyncio.run(HebbsBM25Retriever(store).run_async(query="museum"))["documents"]
+    assert HebbsBM25Retriever(haystack_store).run(query="museum", top_k=0)["documents"] == []
+    found = asyncio.run(HebbsBM25Retriever(haystack_store).run_async(query="museum"))["documents"]
     assert [d.id for d in found] == [LOUVRE.id]
-    found = asyncio.run(HebbsEmbeddingRetriever(store, top_k=1).run_async(cue))["documents"]
+    found = asyncio.run(HebbsEmbeddingRetriever(haystack_store, top_k=1).run_async(cue))[
+        "documents"
+    ]
     assert [d.id for d in found] == [ROME.id]
 
 
-def test_documents_without_text_round_trip(store: HebbsDocumentStore) -> None:
+def test_documents_without_text_round_trip(haystack_store: HebbsDocumentStore) -> None:
     """A document with only a blob (or empty content) keeps exactly what it had; BM25 leaves
     it out."""
     blob = Document(blob=ByteStream(b"\x00\xffpng", meta={"page": 1}, mime_type="image/png"))
     empty = Document(content="", sparse_embedding=SparseEmbedding([3, 7], [0.5, 0.25]))
-    store.write_documents([blob, empty, PARIS])
-    assert store.filter_documents() == [blob, empty, PARIS]
-    found = HebbsBM25Retriever(store).run(query="Haystack document without text content")
+    haystack_store.write_documents([blob, empty, PARIS])
+    assert haystack_store.filter_documents() == [blob, empty, PARIS]
+    found = HebbsBM25Retriever(haystack_store).run(query="Haystack document without text content")
     assert [d.id for d in found["documents"]] == []
 
 
-def test_unsupported_filter_fields_raise(store: HebbsDocumentStore) -> None:
+def test_unsupported_filter_fields_raise(haystack_store: HebbsDocumentStore) -> None:
     for field in ("content", "embedding", "blob"):
         with pytest.raises(FilterError):
-            store.filter_documents({"field": field, "operator": "==", "value": "x"})
-    store.write_documents([PARIS, ROME])
+            haystack_store.filter_documents({"field": field, "operator": "==", "value": "x"})
+    haystack_store.write_documents([PARIS, ROME])
     by_id = {"field": "id", "operator": "in", "value": [ROME.id]}
-    assert store.filter_documents(by_id) == [ROME]
+    assert haystack_store.filter_documents(by_id) == [ROME]
     legacy = {"field": "country", "operator": "==", "value": "Italy"}
-    assert store.filter_documents(legacy) == [ROME]
+    assert haystack_store.filter_documents(legacy) == [ROME]
     whole = {"field": "meta", "operator": "==", "value": {"country": "Italy"}}
-    assert store.filter_documents(whole) == [ROME]
+    assert haystack_store.filter_documents(whole) == [ROME]
+
+
+def test_on_the_embedded_store_and_a_server(store: Any) -> None:
+    """The same document store over ``hebbs.Hebbs`` and over ``hebbs.HebbsClient`` (a tenant
+    of a running ``hebbs serve``: conftest's ``store``)."""
+    documents = HebbsDocumentStore(store)
+    blob = Document(blob=ByteStream(b"\x00\x01", mime_type="application/octet-stream"))
+    assert documents.write_documents([PARIS, ROME, blob]) == 3
+    assert documents.write_documents([PARIS, LOUVRE], policy=DuplicatePolicy.SKIP) == 1
+    assert documents.filter_documents() == [PARIS, ROME, blob, LOUVRE]
+    france = {"field": "meta.country", "operator": "==", "value": "France"}
+    assert documents.filter_documents(france) == [PARIS, LOUVRE]
+    found = HebbsBM25Retriever(documents).run(query="museum")["documents"]
+    assert [d.id for d in found] == [LOUVRE.id]
+    documents.delete_documents([ROME.id, "unknown"])
+    assert documents.count_documents() == 3
+    assert documents.delete_by_filter(france) == 2
+    assert documents.filter_documents() == [blob]
 
 
 def test_indexes_share_a_store(tmp_path: Path, embedder: Embedder) -> None:
