@@ -204,6 +204,7 @@ MISSING = object()
 NUMBERS = [None, -2, 0, 1, 1.0, 2.5, 100]
 STRINGS = [None, "a", "b", "A", ""]
 DATES = [None, "1969-07-21T20:17:40", "1972-12-11T19:54:58", "1989-11-09T17:53:00"]
+LISTS = [None, [], ["a"], ["a", "b"], ["b", "a"], [1, 2]]
 
 
 def varied_documents() -> list[Document]:
@@ -211,7 +212,7 @@ def varied_documents() -> list[Document]:
     documents = []
     for i in range(48):
         meta: dict[str, Any] = {}
-        for key, pool in (("n", NUMBERS), ("s", STRINGS), ("d", DATES)):
+        for key, pool in (("n", NUMBERS), ("s", STRINGS), ("d", DATES), ("tags", LISTS)):
             value = rng.choice([MISSING, *pool])
             if value is not MISSING:
                 meta[key] = value
@@ -241,6 +242,7 @@ def _comparisons() -> st.SearchStrategy[dict[str, Any]]:
         one("meta.s", STRINGS, False),
         one("meta.d", DATES, True),
         one("meta.nested.x", STRINGS, False),
+        one("meta.tags", LISTS, False),
         one("n", NUMBERS, True),
     )
 
