@@ -34,6 +34,8 @@ from hypothesis import strategies as st
 
 import hebbs
 from conftest import word_hash_embed
+from hebbs import InvalidValueError
+from hebbs._native import MAX_CONTENT_BYTES
 from hebbs.embedder import Embedder
 from hebbs.integrations.haystack import (
     HebbsBM25Retriever,
@@ -41,6 +43,7 @@ from hebbs.integrations.haystack import (
     HebbsEmbeddingRetriever,
     HebbsRetriever,
 )
+from hebbs.integrations.haystack.document_store import WRITE_BATCH
 
 #: The dimension of the suite's embeddings (``haystack.testing.document_store._random_embeddings``).
 SUITE_DIM = 768
@@ -162,6 +165,19 @@ def test_on_the_embedded_store_and_a_server(store: Any) -> None:
     assert documents.count_documents() == 3
     assert documents.delete_by_filter(france) == 2
     assert documents.filter_documents() == [blob]
+
+
+def test_bad_documents_write_nothing(haystack_store: HebbsDocumentStore) -> None:
+    """A document hebbs cannot hold is refused with an error naming it; nothing is written,
+    even from the batches before it."""
+    many = [Document(content=f"document {i}") for i in range(WRITE_BATCH + 1)]
+    with pytest.raises(InvalidValueError) as refused:
+        haystack_store.write_documents([*many, Document(content="x", meta={"big": 2**70})])
+    assert refused.value.field == f"documents[{WRITE_BATCH + 1}].context"
+    with pytest.raises(InvalidValueError) as refused:
+        haystack_store.write_documents([PARIS, Document(content="x" * (MAX_CONTENT_BYTES + 1))])
+    assert refused.value.field == "documents[1].content"
+    assert haystack_store.count_documents() == 0
 
 
 def test_indexes_share_a_store(tmp_path: Path, embedder: Embedder) -> None:

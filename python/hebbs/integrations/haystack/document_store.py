@@ -18,6 +18,7 @@ from haystack.document_stores.errors import DuplicateDocumentError
 from haystack.document_stores.types import DuplicatePolicy
 
 from hebbs._native import Memory, RecallOutput
+from hebbs.api import RememberRequest, parse
 from hebbs.api.operations import Operations
 from hebbs.engine import Hebbs
 from hebbs.integrations.haystack.codec import (
@@ -122,20 +123,20 @@ class HebbsDocumentStore:
         checked = _checked_documents(documents)
         if policy == DuplicatePolicy.NONE:
             policy = DuplicatePolicy.FAIL
-        unique: dict[str, Document] = {}
-        for document in checked:
+        unique: dict[str, int] = {}
+        for position, document in enumerate(checked):
             if document.id in unique:
                 if policy == DuplicatePolicy.FAIL:
                     raise DuplicateDocumentError(f"ID '{document.id}' is twice in the list")
                 if policy == DuplicatePolicy.SKIP:
                     continue
-            unique[document.id] = document
+            unique[document.id] = position
         if policy != DuplicatePolicy.OVERWRITE:
             existing = self._existing(list(unique))
             if existing and policy == DuplicatePolicy.FAIL:
                 raise DuplicateDocumentError(f"ID '{sorted(existing)[0]}' already exists")
-            unique = {id: doc for id, doc in unique.items() if id not in existing}
-        items = [to_item(document, self.index) for document in unique.values()]
+            unique = {id: at for id, at in unique.items() if id not in existing}
+        items = [_checked_item(checked[at], at, self.index) for at in unique.values()]
         for start in range(0, len(items), WRITE_BATCH):
             self.store.remember_many(items[start : start + WRITE_BATCH])
         return len(items) if policy == DuplicatePolicy.SKIP else len(checked)
@@ -247,6 +248,16 @@ def _checked_documents(documents: object) -> list[Document]:
     if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
         raise ValueError("write_documents takes a list of Documents")
     return documents
+
+
+def _checked_item(document: Document, position: int, index: str) -> dict[str, Any]:
+    """The ``remember_many`` item of ``documents[position]``, checked as the store checks it
+    (an error names ``documents[position].<field>``), so that bad input writes nothing even
+    when the documents take several ``remember_many`` calls."""
+    item = to_item(document, index)
+    fields = {name: value for name, value in item.items() if name != "key"}
+    parse(RememberRequest, fields, prefix=f"documents[{position}]")
+    return item
 
 
 def _with_meta(document: Document, meta: Mapping[str, Any]) -> Document:
