@@ -177,6 +177,9 @@ def test_bad_documents_write_nothing(haystack_store: HebbsDocumentStore) -> None
     with pytest.raises(InvalidValueError) as refused:
         haystack_store.write_documents([PARIS, Document(content="x" * (MAX_CONTENT_BYTES + 1))])
     assert refused.value.field == "documents[1].content"
+    with pytest.raises(InvalidValueError) as refused:
+        haystack_store.write_documents([Document(id="x" * 1100, content="a long id")])
+    assert refused.value.field == "documents[0].key"
     assert haystack_store.count_documents() == 0
 
 

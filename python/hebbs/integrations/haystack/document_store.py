@@ -131,20 +131,21 @@ class HebbsDocumentStore:
                 if policy == DuplicatePolicy.SKIP:
                     continue
             unique[document.id] = position
+        items = {id: _checked_item(checked[at], at, self.index) for id, at in unique.items()}
         if policy != DuplicatePolicy.OVERWRITE:
-            existing = self._existing(list(unique))
+            existing = self._existing(list(items))
             if existing and policy == DuplicatePolicy.FAIL:
                 raise DuplicateDocumentError(f"ID '{sorted(existing)[0]}' already exists")
-            unique = {id: at for id, at in unique.items() if id not in existing}
-        items = [_checked_item(checked[at], at, self.index) for at in unique.values()]
-        for start in range(0, len(items), WRITE_BATCH):
-            self.store.remember_many(items[start : start + WRITE_BATCH])
-        return len(items) if policy == DuplicatePolicy.SKIP else len(checked)
+            items = {id: item for id, item in items.items() if id not in existing}
+        writes = list(items.values())
+        for start in range(0, len(writes), WRITE_BATCH):
+            self.store.remember_many(writes[start : start + WRITE_BATCH])
+        return len(writes) if policy == DuplicatePolicy.SKIP else len(checked)
 
     def delete_documents(self, document_ids: list[str]) -> None:
         """Deletes the documents with those ids; unknown ids are skipped."""
         if document_ids:
-            self.store.forget(keys=[key_of(self.index, id) for id in document_ids])  # type: ignore[call-arg]
+            self.store.forget(keys=[key_of(self.index, id) for id in document_ids])
 
     def delete_all_documents(self) -> None:
         """Deletes every document of the store."""
@@ -240,7 +241,7 @@ class HebbsDocumentStore:
         """The ids among ``document_ids`` the store holds."""
         if not document_ids:
             return set()
-        found = self.store.get_many(keys=[key_of(self.index, id) for id in document_ids])  # type: ignore[call-arg]
+        found = self.store.get_many(keys=[key_of(self.index, id) for id in document_ids])
         return {id for id, memory in zip(document_ids, found) if memory is not None}
 
 
@@ -255,8 +256,7 @@ def _checked_item(document: Document, position: int, index: str) -> dict[str, An
     (an error names ``documents[position].<field>``), so that bad input writes nothing even
     when the documents take several ``remember_many`` calls."""
     item = to_item(document, index)
-    fields = {name: value for name, value in item.items() if name != "key"}
-    parse(RememberRequest, fields, prefix=f"documents[{position}]")
+    parse(RememberRequest, item, prefix=f"documents[{position}]")
     return item
 
 
