@@ -9,13 +9,14 @@
 Each takes ``filters`` (Haystack's syntax, applied in the core), ``top_k``, ``filter_policy``
 and ``recall_options`` (more ``recall`` arguments, e.g. ``{"quality": "fast"}``); a
 document's ``score`` is its recall score.
-"""
 
-from __future__ import annotations
+Haystack evaluates the ``run`` annotations (its sockets' types), so this module spells them
+with ``Optional`` and no ``from __future__ import annotations``: they evaluate on Python 3.9.
+"""
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Optional
 
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.document_stores.types import FilterPolicy, apply_filter_policy
@@ -34,10 +35,10 @@ class _HebbsRetrieverBase:
     def __init__(
         self,
         document_store: HebbsDocumentStore,
-        filters: dict[str, Any] | None = None,
+        filters: Optional[dict[str, Any]] = None,
         top_k: int = DEFAULT_RETRIEVER_TOP_K,
         filter_policy: FilterPolicy = FilterPolicy.REPLACE,
-        recall_options: dict[str, Any] | None = None,
+        recall_options: Optional[dict[str, Any]] = None,
     ) -> None:
         if not isinstance(document_store, HebbsDocumentStore):
             raise TypeError("document_store must be a HebbsDocumentStore")
@@ -71,11 +72,11 @@ class _HebbsRetrieverBase:
 
     def _search(
         self,
-        filters: dict[str, Any] | None,
-        top_k: int | None,
+        filters: Optional[dict[str, Any]],
+        top_k: Optional[int],
         *,
         bm25: bool = False,
-        extra: Mapping[str, Any] | None = None,
+        extra: Optional[Mapping[str, Any]] = None,
         **cue: Any,
     ) -> dict[str, list[Document]]:
         top_k = self.top_k if top_k is None else top_k
@@ -101,8 +102,8 @@ class HebbsEmbeddingRetriever(_HebbsRetrieverBase):
     def run(
         self,
         query_embedding: list[float],
-        filters: dict[str, Any] | None = None,
-        top_k: int | None = None,
+        filters: Optional[dict[str, Any]] = None,
+        top_k: Optional[int] = None,
     ) -> dict[str, list[Document]]:
         """The ``top_k`` documents nearest ``query_embedding`` that ``filters`` selects."""
         return self._search(filters, top_k, cue_embedding=query_embedding)
@@ -111,8 +112,8 @@ class HebbsEmbeddingRetriever(_HebbsRetrieverBase):
     async def run_async(
         self,
         query_embedding: list[float],
-        filters: dict[str, Any] | None = None,
-        top_k: int | None = None,
+        filters: Optional[dict[str, Any]] = None,
+        top_k: Optional[int] = None,
     ) -> dict[str, list[Document]]:
         """:meth:`run` in a worker thread."""
         return await asyncio.to_thread(self.run, query_embedding, filters, top_k)
@@ -123,11 +124,11 @@ class _HebbsTextRetriever(_HebbsRetrieverBase):
     ``_strategies``."""
 
     _bm25: bool = False
-    _strategies: tuple[str, ...] | None = None
+    _strategies: Optional[tuple[str, ...]] = None
 
     @component.output_types(documents=list[Document])
     def run(
-        self, query: str, filters: dict[str, Any] | None = None, top_k: int | None = None
+        self, query: str, filters: Optional[dict[str, Any]] = None, top_k: Optional[int] = None
     ) -> dict[str, list[Document]]:
         """The ``top_k`` documents that best match ``query`` among those ``filters`` selects."""
         extra = {} if self._strategies is None else {"strategies": list(self._strategies)}
@@ -135,7 +136,7 @@ class _HebbsTextRetriever(_HebbsRetrieverBase):
 
     @component.output_types(documents=list[Document])
     async def run_async(
-        self, query: str, filters: dict[str, Any] | None = None, top_k: int | None = None
+        self, query: str, filters: Optional[dict[str, Any]] = None, top_k: Optional[int] = None
     ) -> dict[str, list[Document]]:
         """:meth:`run` in a worker thread."""
         return await asyncio.to_thread(self.run, query, filters, top_k)
