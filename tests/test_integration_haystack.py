@@ -14,6 +14,7 @@ import functools
 import random
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,18 @@ def test_unsupported_filter_fields_raise(haystack_store: HebbsDocumentStore) -> 
     assert haystack_store.filter_documents(legacy) == [ROME]
     whole = {"field": "meta", "operator": "==", "value": {"country": "Italy"}}
     assert haystack_store.filter_documents(whole) == [ROME]
+
+
+def test_datetime_filter_values_are_iso_text(haystack_store: HebbsDocumentStore) -> None:
+    """A ``datetime`` in a filter compares with the ISO 8601 text dates have in meta."""
+    old = Document(content="old", meta={"date": "1969-07-21T20:17:40"})
+    new = Document(content="new", meta={"date": "1989-11-09T17:53:00"})
+    haystack_store.write_documents([old, new])
+    moon = datetime(1969, 7, 21, 20, 17, 40)
+    after = {"field": "meta.date", "operator": ">", "value": moon}
+    assert haystack_store.filter_documents(after) == [new]
+    listed = {"field": "meta.date", "operator": "in", "value": [moon]}
+    assert haystack_store.filter_documents(listed) == [old]
 
 
 def test_on_the_embedded_store_and_a_server(store: Any) -> None:

@@ -78,6 +78,7 @@ def _comparison(node: Mapping[str, Any]) -> dict[str, Any]:
             f"unknown comparison operator {operator!r}: one of {sorted(_COMPARISONS)}"
         )
     path = field_path(node["field"])
+    value = _as_json(value)
     if operator == "==":
         return _equal(path, value)
     if operator == "!=":
@@ -86,6 +87,16 @@ def _comparison(node: Mapping[str, Any]) -> dict[str, Any]:
         matched = _in(path, operator, value)
         return matched if operator == "in" else {"$not": matched}
     return _ordering(path, operator, value)
+
+
+def _as_json(value: Any) -> Any:
+    """A filter value as the context holds it: a ``datetime`` (which Haystack's filters take)
+    as its ISO 8601 text, the form dates have in meta (JSON has no dates)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_as_json(item) for item in value]
+    return value
 
 
 def _required(node: Mapping[str, Any], *keys: str) -> list[Any]:
