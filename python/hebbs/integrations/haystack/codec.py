@@ -48,6 +48,11 @@ def key_of(index: str, document_id: str) -> str:
     return f"{KEY_PREFIX}{index}:{document_id}"
 
 
+def key_prefix(index: str) -> str:
+    """The prefix of every key of store ``index`` (an index holds no ``:``)."""
+    return f"{KEY_PREFIX}{index}:"
+
+
 def has_text(document: Document) -> bool:
     """Whether the document's content can be the memory's content."""
     return isinstance(document.content, str) and bool(document.content.strip())

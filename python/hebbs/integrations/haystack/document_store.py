@@ -26,6 +26,7 @@ from hebbs.integrations.haystack.codec import (
     META_KEY,
     NO_CONTENT_PATH,
     key_of,
+    key_prefix,
     to_document,
     to_item,
 )
@@ -67,6 +68,7 @@ class HebbsDocumentStore:
         self._given = store
         self._opened: Hebbs | None = None
         self.index = index
+        self._prefix = key_prefix(index)
 
     @property
     def store(self) -> Operations[Any]:
@@ -100,18 +102,19 @@ class HebbsDocumentStore:
         return store
 
     def scoped(self, filters: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The hebbs filter of a Haystack filter, limited to this store's documents."""
+        """The hebbs filter of a Haystack filter, limited to this store's documents (for the
+        calls that take no ``key_prefix``: ``recall`` and ``forget``)."""
         scope = {INDEX_PATH: self.index}
         translated = to_hebbs_filter(filters)
         return scope if translated is None else {"$and": [scope, translated]}
 
     def count_documents(self) -> int:
         """The number of documents in the store."""
-        return self.store.count_memories(filter=self.scoped(None))
+        return self.store.count_memories(key_prefix=self._prefix)
 
     def filter_documents(self, filters: dict[str, Any] | None = None) -> list[Document]:
         """The documents the filter selects (all without one), in the order they were written."""
-        return [to_document(memory) for memory in self._memories(self.scoped(filters))]
+        return [to_document(memory) for memory in self._memories(filters)]
 
     def write_documents(
         self, documents: list[Document], policy: DuplicatePolicy = DuplicatePolicy.NONE
@@ -164,15 +167,13 @@ class HebbsDocumentStore:
     def update_by_filter(self, filters: dict[str, Any], meta: dict[str, Any]) -> int:
         """Merges ``meta`` into the meta of the documents the filter selects (each rewritten
         under its key); returns how many."""
-        updated = [
-            _with_meta(to_document(memory), meta) for memory in self._memories(self.scoped(filters))
-        ]
+        updated = [_with_meta(to_document(memory), meta) for memory in self._memories(filters)]
         self.write_documents(updated, policy=DuplicatePolicy.OVERWRITE)
         return len(updated)
 
     def count_documents_by_filter(self, filters: dict[str, Any]) -> int:
         """The number of documents the filter selects."""
-        return self.store.count_memories(filter=self.scoped(filters))
+        return self.store.count_memories(key_prefix=self._prefix, filter=to_hebbs_filter(filters))
 
     async def count_documents_async(self) -> int:
         """:meth:`count_documents` in a worker thread."""
@@ -228,10 +229,15 @@ class HebbsDocumentStore:
         )
         return [to_document(result.memory, result.score) for result in output.results]
 
-    def _memories(self, filter: dict[str, Any]) -> Iterable[Memory]:
+    def _memories(self, filters: Mapping[str, Any] | None) -> Iterable[Memory]:
+        """The memories of this store's documents a Haystack filter selects, in id order (the
+        order they were written)."""
+        translated = to_hebbs_filter(filters)
         cursor = None
         while True:
-            page = self.store.list_memories(filter=filter, cursor=cursor, limit=LIST_PAGE)
+            page = self.store.list_memories(
+                key_prefix=self._prefix, filter=translated, cursor=cursor, limit=LIST_PAGE
+            )
             yield from page.memories
             if page.next_cursor is None:
                 return
