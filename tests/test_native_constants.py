@@ -93,7 +93,9 @@ def test_tombstones_page_defaults_to_the_core_constant(native: _native.NativeEng
     assert _native.DEFAULT_TOMBSTONE_PAGE == 100
     for i in range(_native.DEFAULT_TOMBSTONE_PAGE + 5):
         native.remember(f"memory {i}", vector(i % DIM), entity_id="gone")
-    assert native.forget(entity_id="gone").tombstone_count == _native.DEFAULT_TOMBSTONE_PAGE + 5
+    assert (
+        native.forget({"entity_id": "gone"}).tombstone_count == _native.DEFAULT_TOMBSTONE_PAGE + 5
+    )
     first = native.tombstones()
     assert len(first) == _native.DEFAULT_TOMBSTONE_PAGE
     rest = native.tombstones(after=first[-1].id)

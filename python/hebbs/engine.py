@@ -417,17 +417,7 @@ class Hebbs(Operations[Subscription]):
         return self._native.lineage(request.id)
 
     def _run_forget(self, request: ForgetRequest) -> ForgetResult:
-        return self._native.forget(
-            ids=request.ids,
-            entity_id=request.entity_id,
-            older_than=request.older_than,
-            importance_below=request.importance_below,
-            kind=request.kind,
-            purge=request.purge,
-            limit=DEFAULT_FORGET_LIMIT if request.limit is None else request.limit,
-            filter=request.filter,
-            keys=request.keys,
-        )
+        return self._native.forget(_set_fields(request))
 
     def _run_forget_decayed(self, request: ForgetDecayedRequest) -> ForgetResult:
         limit = DEFAULT_FORGET_LIMIT if request.limit is None else request.limit
@@ -446,15 +436,7 @@ class Hebbs(Operations[Subscription]):
         return self._native.list_orphans(limit=request.limit)
 
     def _run_list_memories(self, request: ListMemoriesRequest) -> MemoryPage:
-        return self._native.list_memories(
-            entity_id=request.entity_id,
-            kind=request.kind,
-            cursor=request.cursor,
-            limit=request.limit,
-            include_superseded=request.include_superseded,
-            filter=request.filter,
-            key_prefix=request.key_prefix,
-        )
+        return self._native.list_memories(_set_fields(request))
 
     def _run_count_memories(self, request: CountMemoriesRequest) -> int:
         return self._native.count_memories(_set_fields(request))
@@ -574,7 +556,7 @@ class Hebbs(Operations[Subscription]):
             importance=newer.importance,
             context=newer.context or None,
         )
-        self._native.forget(ids=[newer.id])
+        self._native.forget({"ids": [newer.id]})
         return revision
 
     def _run_index_documents(self, request: IndexDocumentsRequest) -> IndexResult:

@@ -5,13 +5,12 @@
 use std::time::Duration;
 
 use hebbs_core::engine::{
-    AtomicWrite, AutoForget, ItemEdge, ListRequest, RememberInput, RevisionInput,
-    DEFAULT_LIST_PAGE, DEFAULT_TOMBSTONE_PAGE,
+    AtomicWrite, AutoForget, ItemEdge, RememberInput, RevisionInput, DEFAULT_TOMBSTONE_PAGE,
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::{HnswParams, VectorFormat};
 use hebbs_core::recall::PrimeRequest;
-use hebbs_core::{Engine, EngineConfig, ForgetRequest};
+use hebbs_core::{Engine, EngineConfig};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -21,9 +20,10 @@ use crate::errors::{invalid, invalid_type, to_py_err};
 use crate::filter::extract_filter;
 use crate::json::dict_to_map;
 use crate::lifecycle::{
-    extract_after, extract_edges, extract_ids, extract_kind, ForgetResult, Tombstone,
+    extract_after, extract_edges, extract_ids, extract_kind, forget_request, ForgetResult,
+    Tombstone,
 };
-use crate::listing::{count_request, MemoryPage};
+use crate::listing::{count_request, list_request, MemoryPage};
 use crate::recall_request::recall_request;
 use crate::recall_types::PrimeOutput;
 use crate::restore::restore_inputs;
@@ -433,37 +433,12 @@ impl NativeEngine {
             .collect()
     }
 
-    /// One page of the store's memories, oldest first: all of them by id, or `entity_id`'s
-    /// timeline by creation time; `cursor` is the previous page's `next_cursor`. A listing does
-    /// not count as an access.
-    #[pyo3(signature = (entity_id = None, kind = None, cursor = None, limit = DEFAULT_LIST_PAGE, include_superseded = false, filter = None, key_prefix = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn list_memories(
-        &self,
-        py: Python<'_>,
-        entity_id: Option<String>,
-        kind: Option<&Bound<'_, PyAny>>,
-        cursor: Option<&Bound<'_, PyAny>>,
-        limit: usize,
-        include_superseded: bool,
-        filter: Option<&Bound<'_, PyAny>>,
-        key_prefix: Option<String>,
-    ) -> PyResult<MemoryPage> {
-        let request = ListRequest {
-            entity_id,
-            kind: kind
-                .filter(|object| !object.is_none())
-                .map(|object| extract_kind(object, "kind"))
-                .transpose()?,
-            cursor: cursor
-                .filter(|object| !object.is_none())
-                .map(|object| extract_id(object, "cursor"))
-                .transpose()?,
-            limit,
-            include_superseded,
-            filter: extract_filter(filter)?,
-            key_prefix,
-        };
+    /// One page of the store's memories, oldest first (`request`: the fields of the Python
+    /// `ListMemoriesRequest` the caller set): all of them by id, or `entity_id`'s timeline by
+    /// creation time; `cursor` is the previous page's `next_cursor`. A listing does not count
+    /// as an access.
+    fn list_memories(&self, py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<MemoryPage> {
+        let request = list_request(request)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let page = engine_call(py, move || engine.list_memories(&request))?;
         MemoryPage::from_core(py, page)
@@ -827,39 +802,10 @@ impl NativeEngine {
             .collect())
     }
 
-    /// Forgets what the AND-combined selectors pick, at most `limit`, with the cascade.
-    #[pyo3(signature = (ids = None, entity_id = None, older_than = None, importance_below = None, kind = None, purge = false, limit = DEFAULT_FORGET_LIMIT, filter = None, keys = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn forget(
-        &self,
-        py: Python<'_>,
-        ids: Option<&Bound<'_, PyAny>>,
-        entity_id: Option<String>,
-        older_than: Option<u64>,
-        importance_below: Option<f32>,
-        kind: Option<&Bound<'_, PyAny>>,
-        purge: bool,
-        limit: usize,
-        filter: Option<&Bound<'_, PyAny>>,
-        keys: Option<Vec<String>>,
-    ) -> PyResult<ForgetResult> {
-        let request = ForgetRequest {
-            ids: ids
-                .filter(|object| !object.is_none())
-                .map(|object| extract_ids(object, "ids"))
-                .transpose()?,
-            keys,
-            entity_id,
-            older_than_us: older_than,
-            importance_below,
-            kind: kind
-                .filter(|object| !object.is_none())
-                .map(|object| extract_kind(object, "kind"))
-                .transpose()?,
-            filter: extract_filter(filter)?,
-            purge,
-            limit,
-        };
+    /// Forgets what the AND-combined selectors of `request` pick (the fields of the Python
+    /// `ForgetRequest` the caller set), at most `limit`, with the cascade.
+    fn forget(&self, py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<ForgetResult> {
+        let request = forget_request(request)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         Ok(engine_call(py, move || engine.forget(&request))?.into())
     }

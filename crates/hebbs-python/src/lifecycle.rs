@@ -1,12 +1,15 @@
 //! The Python types and argument conversions of the memory lifecycle: `ForgetResult`,
-//! `Tombstone`, and parsing of `kind` and edge lists.
+//! `Tombstone`, the `ForgetRequest` read from its Python model's fields, and parsing of `kind`
+//! and edge lists.
 
 use hebbs_core::memory;
-use hebbs_core::{MemoryId, MemoryKind as CoreKind};
+use hebbs_core::{ForgetRequest, MemoryId, MemoryKind as CoreKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
 use crate::errors::{invalid, invalid_type};
+use crate::fields::Fields;
+use crate::filter::extract_filter;
 use crate::types::{Edge, MemoryKind};
 use crate::wire::Reader;
 
@@ -21,6 +24,27 @@ pub fn extract_kind(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreKind
     name.to_ascii_lowercase()
         .parse::<CoreKind>()
         .map_err(|_| invalid(field, format!("unknown memory kind {name:?}")))
+}
+
+/// The core `ForgetRequest` of `fields` (the Python `ForgetRequest`'s fields the caller set,
+/// the others keep the core's defaults); a key that is not one of them is an
+/// `InvalidTypeError`.
+pub fn forget_request(fields: &Bound<'_, PyDict>) -> PyResult<ForgetRequest> {
+    let mut fields = Fields::new(fields);
+    let defaults = ForgetRequest::default();
+    let request = ForgetRequest {
+        ids: fields.with("ids", extract_ids)?,
+        keys: fields.value("keys")?,
+        entity_id: fields.value("entity_id")?,
+        older_than_us: fields.value("older_than")?,
+        importance_below: fields.value("importance_below")?,
+        kind: fields.with("kind", extract_kind)?,
+        filter: extract_filter(fields.object("filter")?.as_ref())?,
+        purge: fields.value("purge")?.unwrap_or(defaults.purge),
+        limit: fields.value("limit")?.unwrap_or(defaults.limit),
+    };
+    fields.finish()?;
+    Ok(request)
 }
 
 /// Parses an iterable of `Edge`s; `field` names the argument (`edges[i]` in errors).

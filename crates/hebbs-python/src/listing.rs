@@ -1,7 +1,8 @@
 //! `MemoryPage`, the answer to `list_memories`: one page of memories and the cursor to continue;
-//! and the `CountRequest` of `count_memories`, read from its Python model's fields.
+//! and the `ListRequest` of `list_memories` and `CountRequest` of `count_memories`, read from
+//! their Python models' fields.
 
-use hebbs_core::engine::CountRequest;
+use hebbs_core::engine::{CountRequest, ListRequest};
 use hebbs_core::MemoryId;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
@@ -10,7 +11,7 @@ use crate::errors::invalid;
 use crate::fields::Fields;
 use crate::filter::extract_filter;
 use crate::lifecycle::extract_kind;
-use crate::types::Memory;
+use crate::types::{extract_id, Memory};
 use crate::wire::{list_of, Reader};
 
 /// One page of a listing; pass `next_cursor` as the next call's `cursor` (None: the end).
@@ -90,6 +91,27 @@ impl MemoryPage {
             self.next_cursor.map(|id| id.to_hex())
         )
     }
+}
+
+/// The core `ListRequest` of `fields` (the Python `ListMemoriesRequest`'s fields the caller
+/// set, the others keep the core's defaults); a key that is not one of them is an
+/// `InvalidTypeError`.
+pub fn list_request(fields: &Bound<'_, PyDict>) -> PyResult<ListRequest> {
+    let mut fields = Fields::new(fields);
+    let defaults = ListRequest::default();
+    let request = ListRequest {
+        entity_id: fields.value("entity_id")?,
+        kind: fields.with("kind", extract_kind)?,
+        cursor: fields.with("cursor", extract_id)?,
+        limit: fields.value("limit")?.unwrap_or(defaults.limit),
+        include_superseded: fields
+            .value("include_superseded")?
+            .unwrap_or(defaults.include_superseded),
+        filter: extract_filter(fields.object("filter")?.as_ref())?,
+        key_prefix: fields.value("key_prefix")?,
+    };
+    fields.finish()?;
+    Ok(request)
 }
 
 /// The core `CountRequest` of `fields` (the Python `CountMemoriesRequest`'s fields the caller

@@ -60,7 +60,7 @@ def _statements(native: NativeEngine, entity_id: str | None, scan: int) -> list[
     found: list[Memory] = []
     cursor: bytes | None = None
     while len(found) < scan:
-        page = native.list_memories(entity_id=entity_id, cursor=cursor, limit=1000)
+        page = native.list_memories({"entity_id": entity_id, "cursor": cursor, "limit": 1000})
         found.extend(m for m in page.memories if m.kind in STATEMENT_KINDS)
         if page.next_cursor is None:
             break

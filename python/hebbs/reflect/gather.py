@@ -40,7 +40,9 @@ def gather(
     picked: list[Memory] = []
     last: Memory | None = None
     while len(picked) < max_memories:
-        page = native.list_memories(entity_id=entity_id, cursor=cursor, limit=MAX_LIST_PAGE)
+        page = native.list_memories(
+            {"entity_id": entity_id, "cursor": cursor, "limit": MAX_LIST_PAGE}
+        )
         for memory in page.memories:
             last = memory
             if memory.kind in REFLECTED_KINDS and (since is None or memory.created_at >= since):

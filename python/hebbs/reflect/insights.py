@@ -22,7 +22,12 @@ def insight_memories(native: NativeEngine, entity_id: str | None) -> list[Memory
     cursor: bytes | None = None
     while True:
         page = native.list_memories(
-            entity_id=entity_id, kind=MemoryKind.INSIGHT, cursor=cursor, limit=MAX_LIST_PAGE
+            {
+                "entity_id": entity_id,
+                "kind": MemoryKind.INSIGHT,
+                "cursor": cursor,
+                "limit": MAX_LIST_PAGE,
+            }
         )
         found.extend(page.memories)
         if page.next_cursor is None:
