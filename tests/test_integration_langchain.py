@@ -29,6 +29,7 @@ import hebbs
 from hebbs.embedder import Embedder
 from hebbs.errors import InvalidInputError, InvalidTypeError
 from hebbs.integrations.langchain import HebbsByteStore, HebbsRetriever, HebbsVectorStore
+from hebbs.integrations.langchain.bytestore import ENGINE_SCAN_LIMIT
 from hebbs.integrations.langchain.documents import metadata_filter
 from remote import Store
 
@@ -331,3 +332,30 @@ def test_docs_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     (example,) = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
     monkeypatch.chdir(tmp_path)
     exec(compile(example, str(DOC), "exec"), {})
+
+
+def test_byte_store_refuses_a_listing_the_engine_would_cut(shared_store: hebbs.Hebbs) -> None:
+    """The engine's state scan returns at most ENGINE_SCAN_LIMIT entries: a listing that
+    reaches it is refused, never silently short; a narrower prefix lists completely."""
+    bytes_store = new_byte_store(shared_store)
+    bytes_store.mset([(f"k{i:06d}", b"") for i in range(ENGINE_SCAN_LIMIT)])
+    with pytest.raises(InvalidInputError) as error:
+        list(bytes_store.yield_keys())
+    assert error.value.field == "prefix"
+    assert len(list(bytes_store.yield_keys(prefix="k00"))) == 10_000
+    bytes_store.mdelete([f"k{i:06d}" for i in range(ENGINE_SCAN_LIMIT)])
+    assert list(bytes_store.yield_keys()) == []
+
+
+def test_ids_fall_back_to_the_document_id_then_a_new_uuid(open_store: hebbs.Hebbs) -> None:
+    docs = HebbsVectorStore(open_store, fake_embeddings())
+    ids = docs.add_documents(
+        [Document("a", id="doc-a"), Document("b"), Document("c", id="doc-c")], ids=[None, "b", None]
+    )
+    assert ids[:2] == ["doc-a", "b"]
+    assert ids[2] == "doc-c"
+    (generated,) = docs.add_documents([Document("d")])
+    assert uuid.UUID(generated)
+    assert sorted(d.id or "" for d in docs.get_by_ids([*ids, generated])) == sorted(
+        [*ids, generated]
+    )

@@ -49,17 +49,21 @@ class HebbsVectorStore(VectorStore):
         return self.embedding
 
     def add_documents(
-        self, documents: list[Document], *, ids: Sequence[str] | None = None, **kwargs: Any
+        self,
+        documents: list[Document],
+        *,
+        ids: Sequence[str | None] | None = None,
+        **kwargs: Any,
     ) -> list[str]:
-        """Stores ``documents`` with one atomic ``remember_many`` and returns their ids: ``ids``
-        if given, else each document's ``id``, else a new UUID. A document whose id a memory
-        holds replaces it. ``kwargs`` go to every item (``importance``, ``entity_id``,
-        ``session_id``, ``kind``...)."""
+        """Stores ``documents`` with one atomic ``remember_many`` and returns their ids: each
+        one's entry in ``ids`` (when given and not None), else its ``Document.id``, else a new
+        UUID. A document whose id a memory holds replaces it. ``kwargs`` go to every item
+        (``importance``, ``entity_id``, ``session_id``, ``kind``...)."""
         if ids is not None and len(ids) != len(documents):
             reason = f"{len(ids)} ids for {len(documents)} documents"
             raise invalid("ids", reason)
         keys = [
-            ids[index] if ids is not None else document.id or str(uuid.uuid4())
+            (ids[index] if ids is not None else None) or document.id or str(uuid.uuid4())
             for index, document in enumerate(documents)
         ]
         if not documents:
