@@ -29,7 +29,7 @@ def to_document(memory: Memory) -> Document:
     stored) and its key as the id (the memory's id when it has no key)."""
     key = memory.key
     return Document(
-        id=key if key is not None else memory.id,
+        id=key if key is not None else memory.id_hex,
         page_content=memory.content,
         metadata=dict(memory.context),
     )
