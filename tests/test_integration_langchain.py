@@ -29,7 +29,7 @@ import hebbs
 from hebbs.embedder import Embedder
 from hebbs.errors import InvalidInputError, InvalidTypeError
 from hebbs.integrations.langchain import HebbsByteStore, HebbsRetriever, HebbsVectorStore
-from hebbs.integrations.langchain.bytestore import ENGINE_SCAN_LIMIT
+from hebbs.integrations.langchain.bytestore import ENGINE_SCAN_LIMIT, ENGINE_VALUE_BYTES
 from hebbs.integrations.langchain.documents import metadata_filter
 from remote import Store
 
@@ -296,8 +296,18 @@ def test_byte_store_namespaces_and_errors(open_store: hebbs.Hebbs) -> None:
         first.mset([("a", b"1"), ("b", "text")])  # type: ignore[list-item]
     assert error.value.field == "key_value_pairs[1]"
     with pytest.raises(InvalidInputError) as error:
-        first.mset([("k" * 2000, b"1")])
-    assert error.value.field == "key_value_pairs[0]"
+        first.mset([("new", b"1"), ("k" * 2000, b"1")])
+    assert error.value.field == "key_value_pairs[1]"
+    with pytest.raises(InvalidInputError) as error:
+        first.mset([("new", b"1"), ("big", b"x" * (ENGINE_VALUE_BYTES + 1))])
+    assert error.value.field == "key_value_pairs[1]"
+    with pytest.raises(InvalidInputError) as error:
+        first.mdelete(["k", "k" * 2000])
+    assert error.value.field == "keys[1]"
+    assert first.mget(["a", "new", "big", "k"]) == [None, None, None, b"1"], (
+        "a refused call writes nothing"
+    )
+    assert list(first.yield_keys(prefix="k" * 2000)) == []
     with pytest.raises(InvalidInputError) as error:
         first.mget(["ok", ""])
     assert error.value.field == "keys[1]"
