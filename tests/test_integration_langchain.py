@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.stores import BaseStore
 from langchain_tests.integration_tests import (
@@ -369,3 +369,52 @@ def test_ids_fall_back_to_the_document_id_then_a_new_uuid(open_store: hebbs.Hebb
     assert sorted(d.id or "" for d in docs.get_by_ids([*ids, generated])) == sorted(
         [*ids, generated]
     )
+
+
+class TableEmbeddings(Embeddings):
+    """LangChain embeddings that look each text up in a table: vectors chosen by the test."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.table[text] for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.table[text]
+
+
+def test_max_marginal_relevance_trades_relevance_for_diversity(open_store: hebbs.Hebbs) -> None:
+    table = {
+        "query": [1.0, 0.0, 0.0],
+        "first": [1.0, 0.02, 0.0],
+        "near copy of first": [1.0, 0.03, 0.0],
+        "another angle": [0.6, 0.0, 0.8],
+    }
+    docs = HebbsVectorStore(open_store, TableEmbeddings(table))
+    docs.add_texts(["first", "near copy of first", "another angle"], ids=["f", "c", "a"])
+    assert [d.id for d in docs.similarity_search_by_vector(table["query"], k=2)] == ["f", "c"]
+    assert [d.id for d in docs.max_marginal_relevance_search("query", k=2, fetch_k=3)] == [
+        "f",
+        "a",
+    ]
+    relevance_only = docs.max_marginal_relevance_search_by_vector(
+        table["query"], k=2, lambda_mult=1.0
+    )
+    assert [d.id for d in relevance_only] == ["f", "c"]
+    assert docs.max_marginal_relevance_search("query", k=1, filter={"missing": 1}) == []
+
+
+def test_max_marginal_relevance_with_hebbs_own_model(store: Store) -> None:
+    """Without LangChain embeddings the query's vector is the embedded store's embedder's; a
+    remote store has none, so the search says what it needs."""
+    docs = HebbsVectorStore(store)
+    docs.add_texts(["Alice drinks tea", "Alice drinks green tea", "Bob rides a bike"])
+    if isinstance(store, hebbs.HebbsClient):
+        with pytest.raises(InvalidInputError) as error:
+            docs.max_marginal_relevance_search("what does Alice drink?", k=2)
+        assert error.value.field == "embedding"
+    else:
+        found = docs.max_marginal_relevance_search("what does Alice drink?", k=2)
+        assert len(found) == 2
+        assert "tea" in found[0].page_content

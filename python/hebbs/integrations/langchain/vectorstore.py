@@ -7,16 +7,24 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
+import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
+from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from hebbs._inputs import invalid
 from hebbs._native import RecallOutput
 from hebbs.api.operations import Operations
+from hebbs.engine import Hebbs
 from hebbs.integrations.langchain.documents import DEFAULT_K, metadata_filter, to_document
+
+#: Documents a maximal-marginal-relevance search recalls to choose from (LangChain's default).
+DEFAULT_FETCH_K: Final = 20
+#: Relevance's weight against diversity in that choice (LangChain's default).
+DEFAULT_LAMBDA_MULT: Final = 0.5
 
 
 class HebbsVectorStore(VectorStore):
@@ -136,6 +144,67 @@ class HebbsVectorStore(VectorStore):
         its ``similarity`` strategy)."""
         output = self._recall(None, k, filter, {**kwargs, "cue_embedding": embedding})
         return [doc for doc, _ in _scored(output)]
+
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = DEFAULT_K,
+        fetch_k: int = DEFAULT_FETCH_K,
+        lambda_mult: float = DEFAULT_LAMBDA_MULT,
+        filter: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """``k`` of the ``fetch_k`` documents hebbs recalls for ``query`` (text and vector),
+        chosen by maximal marginal relevance over their stored vectors: ``lambda_mult`` 1 is
+        relevance alone, 0 diversity alone. The query's vector comes from ``embedding``, else
+        from the store's own embedder (an embedded ``hebbs.Hebbs``)."""
+        vector = self._query_vector(query)
+        return self._diverse(query, vector, k, fetch_k, lambda_mult, filter, kwargs)
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: list[float],
+        k: int = DEFAULT_K,
+        fetch_k: int = DEFAULT_FETCH_K,
+        lambda_mult: float = DEFAULT_LAMBDA_MULT,
+        filter: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        """:meth:`max_marginal_relevance_search` for a cue given only as a vector."""
+        return self._diverse(None, embedding, k, fetch_k, lambda_mult, filter, kwargs)
+
+    def _query_vector(self, query: str) -> list[float]:
+        """The query's vector: ``embedding``'s, else the store's own embedder's."""
+        if self.embedding is not None:
+            return self.embedding.embed_query(query)
+        if not isinstance(self.store, Hebbs):
+            reason = (
+                "maximal marginal relevance needs the query's vector: give the vector store "
+                "an embedding, or use an embedded hebbs.Hebbs"
+            )
+            raise invalid("embedding", reason)
+        vectors = self.store.embedder.embed_query([query])
+        return [float(value) for value in vectors[0]]
+
+    def _diverse(
+        self,
+        query: str | None,
+        vector: Sequence[float],
+        k: int,
+        fetch_k: int,
+        lambda_mult: float,
+        filter: Mapping[str, Any] | None,
+        kwargs: Mapping[str, Any],
+    ) -> list[Document]:
+        """``k`` of the ``fetch_k`` recalled documents, by maximal marginal relevance."""
+        options = {**kwargs, "cue_embedding": vector, "include_embedding": True}
+        results = self._recall(query, fetch_k, filter, options).results
+        memories = [result.memory for result in results if result.memory.embedding is not None]
+        stored = [list(memory.embedding) for memory in memories if memory.embedding is not None]
+        chosen = maximal_marginal_relevance(
+            np.asarray(vector, dtype=np.float32), stored, lambda_mult=lambda_mult, k=k
+        )
+        return [to_document(memories[index]) for index in chosen]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
         """The scores are already relevance scores in 0..1."""
