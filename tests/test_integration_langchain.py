@@ -26,10 +26,10 @@ from langchain_tests.integration_tests import (
 )
 
 import hebbs
+from hebbs._native import MAX_STATE_SCAN, MAX_STATE_VALUE_BYTES
 from hebbs.embedder import Embedder
 from hebbs.errors import InvalidInputError, InvalidTypeError
 from hebbs.integrations.langchain import HebbsByteStore, HebbsRetriever, HebbsVectorStore
-from hebbs.integrations.langchain.bytestore import ENGINE_SCAN_LIMIT, ENGINE_VALUE_BYTES
 from hebbs.integrations.langchain.documents import metadata_filter
 from remote import Store
 
@@ -299,7 +299,7 @@ def test_byte_store_namespaces_and_errors(open_store: hebbs.Hebbs) -> None:
         first.mset([("new", b"1"), ("k" * 2000, b"1")])
     assert error.value.field == "key_value_pairs[1]"
     with pytest.raises(InvalidInputError) as error:
-        first.mset([("new", b"1"), ("big", b"x" * (ENGINE_VALUE_BYTES + 1))])
+        first.mset([("new", b"1"), ("big", b"x" * (MAX_STATE_VALUE_BYTES + 1))])
     assert error.value.field == "key_value_pairs[1]"
     with pytest.raises(InvalidInputError) as error:
         first.mdelete(["k", "k" * 2000])
@@ -345,15 +345,15 @@ def test_docs_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_byte_store_refuses_a_listing_the_engine_would_cut(shared_store: hebbs.Hebbs) -> None:
-    """The engine's state scan returns at most ENGINE_SCAN_LIMIT entries: a listing that
+    """The engine's state scan returns at most MAX_STATE_SCAN entries: a listing that
     reaches it is refused, never silently short; a narrower prefix lists completely."""
     bytes_store = new_byte_store(shared_store)
-    bytes_store.mset([(f"k{i:06d}", b"") for i in range(ENGINE_SCAN_LIMIT)])
+    bytes_store.mset([(f"k{i:06d}", b"") for i in range(MAX_STATE_SCAN)])
     with pytest.raises(InvalidInputError) as error:
         list(bytes_store.yield_keys())
     assert error.value.field == "prefix"
     assert len(list(bytes_store.yield_keys(prefix="k00"))) == 10_000
-    bytes_store.mdelete([f"k{i:06d}" for i in range(ENGINE_SCAN_LIMIT)])
+    bytes_store.mdelete([f"k{i:06d}" for i in range(MAX_STATE_SCAN)])
     assert list(bytes_store.yield_keys()) == []
 
 

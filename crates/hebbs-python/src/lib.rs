@@ -93,6 +93,15 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     module.add("MAX_KEY_BYTES", hebbs_core::memory::MAX_KEY_BYTES)?;
     module.add(
+        "MAX_STATE_NAME_BYTES",
+        hebbs_core::engine::MAX_STATE_NAME_BYTES,
+    )?;
+    module.add(
+        "MAX_STATE_VALUE_BYTES",
+        hebbs_core::engine::MAX_STATE_VALUE_BYTES,
+    )?;
+    module.add("MAX_STATE_SCAN", hebbs_core::engine::MAX_STATE_SCAN)?;
+    module.add(
         "MAX_EDGES_PER_MEMORY",
         hebbs_core::memory::MAX_EDGES_PER_MEMORY,
     )?;

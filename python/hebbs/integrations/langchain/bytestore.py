@@ -1,5 +1,5 @@
 """:class:`HebbsByteStore`: a LangChain ``BaseStore[str, bytes]`` in a hebbs store's named
-state table (the engine's ``state_get`` / ``state_put`` / ``state_scan``: small values kept in
+state table (the engine's ``state_get`` / ``state_scan`` and its atomic writes: small values kept in
 the database itself, beside the memories but not memories: no embedding, no count, no recall).
 LangChain's ``CacheBackedEmbeddings`` and ``MultiVectorRetriever`` keep their bytes in one."""
 
@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Final
 
+import numpy as np
 from langchain_core.stores import BaseStore
 
 from hebbs._inputs import invalid
-from hebbs._native import NativeEngine
+from hebbs._native import MAX_STATE_NAME_BYTES, MAX_STATE_SCAN, MAX_STATE_VALUE_BYTES, NativeEngine
 from hebbs.engine import Hebbs
 from hebbs.errors import InvalidTypeError
 
@@ -21,21 +22,13 @@ STATE_PREFIX: Final = "langchain/bytes/"
 #: The namespace of a byte store not given one.
 DEFAULT_NAMESPACE: Final = "default"
 
-#: The engine's bounds of its state table (``MAX_STATE_NAME_BYTES``, ``MAX_STATE_VALUE_BYTES``
-#: and ``MAX_STATE_SCAN`` in crates/hebbs-core/src/engine/state.rs, which the binding does not
-#: export): a name's UTF-8 bytes, a value's bytes, the entries one scan returns. The byte store
-#: checks a whole call against them before it writes, so a refused call writes nothing.
-ENGINE_NAME_BYTES: Final = 1024
-ENGINE_VALUE_BYTES: Final = 4 * 1024 * 1024
-ENGINE_SCAN_LIMIT: Final = 100_000
-
 
 class HebbsByteStore(BaseStore[str, bytes]):
     """Bytes under string keys, kept in ``store``'s database (an embedded ``hebbs.Hebbs``).
 
     ``namespace`` (no ``/``) separates byte stores sharing one database. A key is any
     non-empty string; the engine bounds the name it is stored under (namespace, key and
-    ``STATE_PREFIX``) to ``ENGINE_NAME_BYTES`` UTF-8 bytes and a value to ``ENGINE_VALUE_BYTES``.
+    ``STATE_PREFIX``) to ``MAX_STATE_NAME_BYTES`` UTF-8 bytes and a value to ``MAX_STATE_VALUE_BYTES``.
     ``mset`` checks every pair, then writes them one by one, not as one atomic batch.
     """
 
@@ -56,36 +49,39 @@ class HebbsByteStore(BaseStore[str, bytes]):
         return [self._state.state_get(name) for name in names]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
-        """Sets each key to its value (replacing what it had), one write each, in order. Every
-        pair is checked first: a refused call writes nothing."""
+        """Sets each key to its value (replacing what it had), in one atomic write: all of them
+        or, when a pair is refused, none."""
         entries = []
         for index, (key, value) in enumerate(key_value_pairs):
             field = f"key_value_pairs[{index}]"
             if not isinstance(value, bytes):
                 raise invalid(field, "the value must be bytes", InvalidTypeError)
-            if len(value) > ENGINE_VALUE_BYTES:
-                reason = f"the value's {len(value)} bytes are over {ENGINE_VALUE_BYTES}"
+            if len(value) > MAX_STATE_VALUE_BYTES:
+                reason = f"the value's {len(value)} bytes are over {MAX_STATE_VALUE_BYTES}"
                 raise invalid(field, reason)
             entries.append((self._name(key, field), value))
-        for name, value in entries:
-            self._state.state_put(name, value)
+        self._write(entries)
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Deletes ``keys`` (those without a value are skipped); every key is checked first."""
         names = [self._name(key, f"keys[{index}]") for index, key in enumerate(keys)]
-        for name in names:
-            self._state.state_put(name, None)
+        self._write([(name, None) for name in names])
+
+    def _write(self, entries: Sequence[tuple[str, bytes | None]]) -> None:
+        """Sets (or deletes, for None) the state entries in one atomic write batch."""
+        if entries:
+            self._state.write_atomic([], np.zeros((0, 0), dtype=np.float32), state=entries)
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """The keys starting with ``prefix`` (every key without one), in byte order."""
         if prefix is not None and not isinstance(prefix, str):
             raise invalid("prefix", "must be a string", InvalidTypeError)
         scanned = self._prefix + (prefix or "")
-        if len(scanned.encode()) > ENGINE_NAME_BYTES:
+        if len(scanned.encode()) > MAX_STATE_NAME_BYTES:
             return
         entries = self._state.state_scan(scanned)
-        if len(entries) >= ENGINE_SCAN_LIMIT:
-            reason = f"the listing reaches the engine's {ENGINE_SCAN_LIMIT} entries; narrow it"
+        if len(entries) >= MAX_STATE_SCAN:
+            reason = f"the listing reaches the engine's {MAX_STATE_SCAN} entries; narrow it"
             raise invalid("prefix", reason)
         start = len(self._prefix)
         for name, _ in entries:
@@ -98,8 +94,8 @@ class HebbsByteStore(BaseStore[str, bytes]):
         if not key:
             raise invalid(field, "the key must not be empty")
         name = self._prefix + key
-        room = ENGINE_NAME_BYTES - len(self._prefix.encode())
-        if len(name.encode()) > ENGINE_NAME_BYTES:
+        room = MAX_STATE_NAME_BYTES - len(self._prefix.encode())
+        if len(name.encode()) > MAX_STATE_NAME_BYTES:
             reason = f"the key's {len(key.encode())} UTF-8 bytes are over {room} (this namespace's)"
             raise invalid(field, reason)
         return name
