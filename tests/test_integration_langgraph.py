@@ -45,6 +45,7 @@ from hebbs.integrations._langgraph_mapping import (
     unescape,
 )
 from hebbs.integrations.langgraph import HebbsStore
+from remote import Store
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "integrations" / "langgraph.md"
 
@@ -259,6 +260,7 @@ def compare(
             assert got == before.batch([as_op(operation)])[0], operation
 
 
+@pytest.mark.embedded_only("hundreds of operation sequences: on the embedded store, for time")
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -298,19 +300,19 @@ def test_key_encoding_is_one_to_one() -> None:
     assert len(written) == len(NAMESPACES) * len(KEYS)
 
 
-def test_namespaces_that_share_a_text_prefix_stay_apart(mem: hebbs.Hebbs) -> None:
-    store = HebbsStore(mem)
-    store.put(("a",), "k", {"n": 1})
-    store.put(("ab",), "k", {"n": 2})
-    store.put(("a/b",), "k", {"n": 3})
-    store.put(("a", "b"), "k", {"n": 4})
-    assert [item.value["n"] for item in store.search(("a",))] == [1, 4]
-    assert [item.value["n"] for item in store.search(("a",), query="k")] in ([1, 4], [4, 1])
-    assert store.list_namespaces(prefix=("a",)) == [("a",), ("a", "b")]
-    assert store.list_namespaces(max_depth=1) == [("a",), ("a/b",), ("ab",)]
+def test_namespaces_that_share_a_text_prefix_stay_apart(store: Store) -> None:
+    lg = HebbsStore(store)
+    lg.put(("a",), "k", {"n": 1})
+    lg.put(("ab",), "k", {"n": 2})
+    lg.put(("a/b",), "k", {"n": 3})
+    lg.put(("a", "b"), "k", {"n": 4})
+    assert [item.value["n"] for item in lg.search(("a",))] == [1, 4]
+    assert [item.value["n"] for item in lg.search(("a",), query="k")] in ([1, 4], [4, 1])
+    assert lg.list_namespaces(prefix=("a",)) == [("a",), ("a", "b")]
+    assert lg.list_namespaces(max_depth=1) == [("a",), ("a/b",), ("ab",)]
 
 
-def test_values_keep_their_json_types(mem: hebbs.Hebbs) -> None:
+def test_values_keep_their_json_types(store: Store) -> None:
     value: dict[str, Any] = {
         "i": 1,
         "f": 1.0,
@@ -320,51 +322,51 @@ def test_values_keep_their_json_types(mem: hebbs.Hebbs) -> None:
         "l": [1, "x", None],
         "o": {"p": [{}]},
     }
-    store = HebbsStore(mem)
-    store.put(("t",), "k", value)
-    got = store.get(("t",), "k")
+    lg = HebbsStore(store)
+    lg.put(("t",), "k", value)
+    got = lg.get(("t",), "k")
     assert got is not None
     assert exact(got.value) == exact(value)
-    assert exact(store.search(("t",), query="x")[0].value) == exact(value)
+    assert exact(lg.search(("t",), query="x")[0].value) == exact(value)
 
 
-def test_put_replaces_the_memory_and_moves_the_timestamps(mem: hebbs.Hebbs) -> None:
-    store = HebbsStore(mem)
-    store.put(("t",), "k", {"v": 1})
-    first = store.get(("t",), "k")
-    store.put(("t",), "k", {"v": 2})
-    second = store.get(("t",), "k")
+def test_put_replaces_the_memory_and_moves_the_timestamps(store: Store) -> None:
+    lg = HebbsStore(store)
+    lg.put(("t",), "k", {"v": 1})
+    first = lg.get(("t",), "k")
+    lg.put(("t",), "k", {"v": 2})
+    second = lg.get(("t",), "k")
     assert first is not None
     assert second is not None
     assert second.value == {"v": 2}
     assert second.updated_at >= first.updated_at
-    assert mem.count_memories() == 1
-    store.delete(("t",), "k")
-    assert store.get(("t",), "k") is None
-    assert mem.count_memories() == 0
+    assert store.count_memories() == 1
+    lg.delete(("t",), "k")
+    assert lg.get(("t",), "k") is None
+    assert store.count_memories() == 0
 
 
-def test_the_embedded_text_follows_the_index_fields(mem: hebbs.Hebbs) -> None:
-    store = HebbsStore(mem, index={"fields": ["text"]})
-    store.put(("t",), "a", {"text": "the cat sleeps on the sofa", "n": 1})
-    store.put(("t",), "b", {"text": "quarterly revenue grew", "n": 2}, index=["n"])
-    store.put(("t",), "c", {"other": 1})
-    contents = {memory.key: memory.content for memory in mem.list_memories().memories}
+def test_the_embedded_text_follows_the_index_fields(store: Store) -> None:
+    lg = HebbsStore(store, index={"fields": ["text"]})
+    lg.put(("t",), "a", {"text": "the cat sleeps on the sofa", "n": 1})
+    lg.put(("t",), "b", {"text": "quarterly revenue grew", "n": 2}, index=["n"])
+    lg.put(("t",), "c", {"other": 1})
+    contents = {memory.key: memory.content for memory in store.list_memories().memories}
     assert contents == {
         "langgraph/t/a": "the cat sleeps on the sofa",
         "langgraph/t/b": "2",
         "langgraph/t/c": '{"other": 1}',
     }
-    assert store.search(("t",), query="a cat on a couch", limit=1)[0].key == "a"
+    assert lg.search(("t",), query="a cat on a couch", limit=1)[0].key == "a"
 
 
-def test_other_memories_of_the_store_are_left_alone(mem: hebbs.Hebbs) -> None:
-    mem.remember("the cat sleeps on the sofa", context={"n": 1})
-    store = HebbsStore(mem)
-    store.put(("t",), "k", {"n": 1, "text": "a cat"})
-    assert [item.key for item in store.search((), query="cat sofa")] == ["k"]
-    assert [item.key for item in store.search((), filter={"n": 1})] == ["k"]
-    assert store.list_namespaces() == [("t",)]
+def test_other_memories_of_the_store_are_left_alone(store: Store) -> None:
+    store.remember("the cat sleeps on the sofa", context={"n": 1})
+    lg = HebbsStore(store)
+    lg.put(("t",), "k", {"n": 1, "text": "a cat"})
+    assert [item.key for item in lg.search((), query="cat sofa")] == ["k"]
+    assert [item.key for item in lg.search((), filter={"n": 1})] == ["k"]
+    assert lg.list_namespaces() == [("t",)]
 
 
 def test_filters_hebbs_cannot_say_are_refused_by_name() -> None:
@@ -379,19 +381,19 @@ def test_filters_hebbs_cannot_say_are_refused_by_name() -> None:
     ]
 
 
-def test_what_langgraph_refuses_is_refused(mem: hebbs.Hebbs) -> None:
-    store = HebbsStore(mem)
+def test_what_langgraph_refuses_is_refused(store: Store) -> None:
+    lg = HebbsStore(store)
     with pytest.raises(NotImplementedError, match="TTL"):
-        store.put(("t",), "k", {}, ttl=5)
+        lg.put(("t",), "k", {}, ttl=5)
     with pytest.raises(ValueError, match="periods"):
-        store.put(("a.b",), "k", {})
+        lg.put(("a.b",), "k", {})
     with pytest.raises(ValueError, match="periods"):
-        store.batch([GetOp(("a.b",), "k")])
+        lg.batch([GetOp(("a.b",), "k")])
     with pytest.raises(ValueError, match=r"index: \['embed'\] not supported"):
-        HebbsStore(mem, index={"embed": DeterministicFakeEmbedding(size=4), "fields": ["$"]})
+        HebbsStore(store, index={"embed": DeterministicFakeEmbedding(size=4), "fields": ["$"]})
     with pytest.raises(ValueError, match="key_prefix: must not be empty"):
-        HebbsStore(mem, key_prefix="")
-    assert mem.count_memories() == 0
+        HebbsStore(store, key_prefix="")
+    assert store.count_memories() == 0
 
 
 class Turn(TypedDict):
@@ -487,13 +489,13 @@ FILTERS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("filter", FILTERS, ids=[repr(f) for f in FILTERS])
 def test_each_filter_form_selects_what_in_memory_store_selects(
-    mem: hebbs.Hebbs, filter: dict[str, Any]
+    store: Store, filter: dict[str, Any]
 ) -> None:
-    store, ref = HebbsStore(mem), reference()
+    lg, ref = HebbsStore(store), reference()
     for key, value in FILTER_ITEMS.items():
-        store.put(("f",), key, value)
+        lg.put(("f",), key, value)
         ref.put(("f",), key, value)
     expected = {item.key for item in ref.search(("f",), filter=filter, limit=100)}
-    assert {item.key for item in store.search(("f",), filter=filter, limit=100)} == expected
-    found = store.search(("f",), query="tea", filter=filter, limit=100)
+    assert {item.key for item in lg.search(("f",), filter=filter, limit=100)} == expected
+    found = lg.search(("f",), query="tea", filter=filter, limit=100)
     assert {item.key for item in found} == expected

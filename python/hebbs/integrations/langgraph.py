@@ -147,16 +147,16 @@ class HebbsStore(BaseStore):
         conditions = translate_filter(op.filter)
         if min(op.offset, op.limit) < 0:
             listed = list(self._listing(prefix, conditions))
-            return [_search_item(item) for item in listed[op.offset : op.offset + op.limit]]
+            return [_search_item(item, None) for item in listed[op.offset : op.offset + op.limit]]
         wanted = op.offset + op.limit
         found: list[tuple[Item, float | None]] = []
         if op.query and wanted > 0:
             found = self._recall(op.query, prefix, conditions, min(wanted, MAX_TOP_K))
         if len(found) < wanted:
             seen = {(item.namespace, item.key) for item, _ in found}
-            for item in self._listing(prefix, conditions):
+            for item in self._listing(prefix, conditions, page=wanted):
                 if (item.namespace, item.key) not in seen:
-                    found.append((item))
+                    found.append((item, None))
                     if len(found) == wanted:
                         break
         return [_search_item(item, score) for item, score in found[op.offset : wanted]]
@@ -170,17 +170,23 @@ class HebbsStore(BaseStore):
         )
         return [(self._item(result.memory), float(result.score)) for result in output.results]
 
-    def _listing(self, prefix: str, conditions: list[dict[str, Any]]) -> Iterator[Item]:
+    def _listing(
+        self, prefix: str, conditions: list[dict[str, Any]], page: int = MAX_LIST_PAGE
+    ) -> Iterator[Item]:
         """The items whose memory key starts with ``prefix`` and that the conditions select, in
-        the order hebbs stored them (a put moves an item to the end)."""
+        the order hebbs stored them (a put moves an item to the end), read ``page`` at a time
+        (at most ``MAX_LIST_PAGE``)."""
         cursor = None
         while True:
-            page = self.memories.list_memories(
-                key_prefix=prefix, filter=_all_of(conditions), cursor=cursor, limit=MAX_LIST_PAGE
+            listed = self.memories.list_memories(
+                key_prefix=prefix,
+                filter=_all_of(conditions),
+                cursor=cursor,
+                limit=min(max(page, 1), MAX_LIST_PAGE),
             )
-            for memory in page.memories:
+            for memory in listed.memories:
                 yield self._item(memory)
-            cursor = page.next_cursor
+            cursor = listed.next_cursor
             if cursor is None:
                 return
 
