@@ -360,6 +360,26 @@ def test_the_embedded_text_follows_the_index_fields(store: Store) -> None:
     assert lg.search(("t",), query="a cat on a couch", limit=1)[0].key == "a"
 
 
+def test_langgraphs_embed_function_replaces_the_model(mem: hebbs.Hebbs) -> None:
+    """A made-up embedding that puts "canines" beside "cats", which hebbs' model would not."""
+    axis = {"cats": 0, "canines": 0, "dogs": 1}
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        vectors = [[0.0] * mem.embedder.dimension for _ in texts]
+        for vector, text in zip(vectors, texts, strict=True):
+            vector[axis.get(text, 2)] = 1.0
+        return vectors
+
+    lg = HebbsStore(mem, index={"embed": embed, "dims": mem.embedder.dimension, "fields": ["t"]})
+    lg.put(("z",), "a", {"t": "cats"})
+    lg.put(("z",), "b", {"t": "dogs"})
+    memory = mem.get_many(keys=["langgraph/z/b"], include_embedding=True)[0]
+    assert memory is not None
+    assert memory.embedding is not None
+    assert memory.embedding.tolist() == embed(["dogs"])[0]
+    assert [item.key for item in lg.search(("z",), query="canines")] == ["a", "b"]
+
+
 def test_other_memories_of_the_store_are_left_alone(store: Store) -> None:
     store.remember("the cat sleeps on the sofa", context={"n": 1})
     lg = HebbsStore(store)
@@ -389,8 +409,8 @@ def test_what_langgraph_refuses_is_refused(store: Store) -> None:
         lg.put(("a.b",), "k", {})
     with pytest.raises(ValueError, match="periods"):
         lg.batch([GetOp(("a.b",), "k")])
-    with pytest.raises(ValueError, match=r"index: \['embed'\] not supported"):
-        HebbsStore(store, index={"embed": DeterministicFakeEmbedding(size=4), "fields": ["$"]})
+    with pytest.raises(ValueError, match=r"index: \['model'\] not supported"):
+        HebbsStore(store, index={"model": "x", "fields": ["$"]})  # type: ignore[typeddict-unknown-key]
     with pytest.raises(ValueError, match="key_prefix: must not be empty"):
         HebbsStore(store, key_prefix="")
     assert store.count_memories() == 0

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from langgraph.store.base import (
     BaseStore,
+    Embeddings,
     GetOp,
     IndexConfig,
     Item,
@@ -28,6 +29,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    ensure_embeddings,
     validate_op_namespace,
 )
 
@@ -46,9 +48,10 @@ from hebbs.integrations._langgraph_mapping import (
 
 __all__ = ["DEFAULT_KEY_PREFIX", "HebbsStore"]
 
-#: The ``index`` settings :class:`HebbsStore` reads: which fields of a value hebbs embeds
-#: (``embed`` and ``dims`` are refused: hebbs embeds with its own model).
-INDEX_KEYS: Final = frozenset({"fields"})
+#: The ``index`` settings :class:`HebbsStore` reads: ``fields``, which parts of a value are
+#: embedded, and ``embed``, LangGraph's embedding function when hebbs' own model should not embed
+#: (``dims`` is accepted with it: hebbs checks each vector's length against its store).
+INDEX_KEYS: Final = frozenset({"fields", "embed", "dims"})
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -57,12 +60,13 @@ class HebbsStore(BaseStore):
     :class:`hebbs.Hebbs`, or a :class:`hebbs.HebbsClient` of a server).
 
     ``index`` is LangGraph's index configuration: its ``fields`` say which parts of a value are
-    embedded (default ``["$"]``, the whole value as JSON text); a put's ``index`` list overrides
-    them for that item. ``key_prefix`` starts every memory key and entity id this store writes
+    embedded (default ``["$"]``, the whole value as JSON text; a put's ``index`` list overrides
+    them for that item), its ``embed`` (optional) embeds them and the queries instead of hebbs'
+    model. ``key_prefix`` starts every memory key and entity id this store writes
     (default :data:`DEFAULT_KEY_PREFIX`), so other memories of the same hebbs store are never
     listed or returned. TTLs are not supported (``supports_ttl`` is False)."""
 
-    __slots__ = ("fields", "key_prefix", "memories")
+    __slots__ = ("embeddings", "fields", "key_prefix", "memories")
 
     def __init__(
         self,
@@ -75,7 +79,7 @@ class HebbsStore(BaseStore):
         unknown = set(config) - INDEX_KEYS
         if unknown:
             raise ValueError(
-                f"index: {sorted(unknown)} not supported; hebbs embeds with its own model, "
+                f"index: {sorted(unknown)} not supported; "
                 f"the index configuration takes {sorted(INDEX_KEYS)}"
             )
         if not key_prefix:
@@ -83,6 +87,8 @@ class HebbsStore(BaseStore):
         self.memories = memories
         self.key_prefix = key_prefix
         self.fields: list[str] = list(config.get("fields") or [WHOLE_VALUE])
+        embed = config.get("embed")
+        self.embeddings: Embeddings | None = ensure_embeddings(embed) if embed else None
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs ``ops`` as ``InMemoryStore`` does: every read sees the store as it was before the
@@ -127,7 +133,12 @@ class HebbsStore(BaseStore):
         deletes = [op for op in writes if op.value is None]
         puts = [op for op in writes if op.value is not None]
         if puts:
-            self.memories.remember_many([self._remember_item(op) for op in puts])
+            items = [self._remember_item(op) for op in puts]
+            if self.embeddings is not None:
+                vectors = self.embeddings.embed_documents([item["content"] for item in items])
+                for item, vector in zip(items, vectors, strict=True):
+                    item["embedding"] = vector
+            self.memories.remember_many(items)
         if deletes:
             keys = [memory_key(self.key_prefix, op.namespace, op.key) for op in deletes]
             self.memories.forget(keys=keys, limit=len(keys))
@@ -165,8 +176,12 @@ class HebbsStore(BaseStore):
         self, query: str, prefix: str, conditions: list[dict[str, Any]], top_k: int
     ) -> list[tuple[Item, float | None]]:
         scope = namespace_range(prefix)
+        cue = None if self.embeddings is None else self.embeddings.embed_query(query)
         output = self.memories.recall(
-            query, top_k=top_k, filter=_all_of(([scope] if scope else []) + conditions)
+            query,
+            top_k=top_k,
+            cue_embedding=cue,
+            filter=_all_of(([scope] if scope else []) + conditions),
         )
         return [(self._item(result.memory), float(result.score)) for result in output.results]
 
