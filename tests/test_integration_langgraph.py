@@ -382,6 +382,8 @@ def test_langgraphs_embed_function_replaces_the_model(mem: hebbs.Hebbs) -> None:
 
 def test_other_memories_of_the_store_are_left_alone(store: Store) -> None:
     store.remember("the cat sleeps on the sofa", context={"n": 1})
+    # As an insight reflection derives from the namespace's items: its entity, no key.
+    store.remember("cats sleep on sofas", context={"n": 1}, entity_id="langgraph/t/")
     lg = HebbsStore(store)
     lg.put(("t",), "k", {"n": 1, "text": "a cat"})
     assert [item.key for item in lg.search((), query="cat sofa")] == ["k"]

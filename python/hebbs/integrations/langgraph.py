@@ -183,7 +183,12 @@ class HebbsStore(BaseStore):
             cue_embedding=cue,
             filter=_all_of(([scope] if scope else []) + conditions),
         )
-        return [(self._item(result.memory), float(result.score)) for result in output.results]
+        # A memory hebbs derived from items (an insight of their entity) holds no key: not an item.
+        return [
+            (self._item(result.memory), float(result.score))
+            for result in output.results
+            if (result.memory.key or "").startswith(prefix)
+        ]
 
     def _listing(
         self, prefix: str, conditions: list[dict[str, Any]], page: int = MAX_LIST_PAGE
