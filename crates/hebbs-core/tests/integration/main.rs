@@ -4,6 +4,7 @@ mod access_counts;
 mod atomic_write;
 mod checkpoint_corruption;
 mod common;
+mod caller_keys;
 mod composite_order;
 mod concurrency;
 mod crash_recovery;
