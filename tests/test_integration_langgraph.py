@@ -13,6 +13,7 @@ import asyncio
 import itertools
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -36,6 +37,7 @@ from langgraph.store.base import (
 from langgraph.store.memory import InMemoryStore
 
 import hebbs
+from hebbs._native import MAX_ENTITY_ID_BYTES, MAX_KEY_BYTES
 from hebbs.embedder import Embedder
 from hebbs.integrations._langgraph_mapping import (
     escape,
@@ -364,7 +366,7 @@ def test_langgraphs_embed_function_replaces_the_model(mem: hebbs.Hebbs) -> None:
     """A made-up embedding that puts "canines" beside "cats", which hebbs' model would not."""
     axis = {"cats": 0, "canines": 0, "dogs": 1}
 
-    def embed(texts: list[str]) -> list[list[float]]:
+    def embed(texts: Sequence[str]) -> list[list[float]]:
         vectors = [[0.0] * mem.embedder.dimension for _ in texts]
         for vector, text in zip(vectors, texts, strict=True):
             vector[axis.get(text, 2)] = 1.0
@@ -411,11 +413,33 @@ def test_what_langgraph_refuses_is_refused(store: Store) -> None:
         lg.put(("a.b",), "k", {})
     with pytest.raises(ValueError, match="periods"):
         lg.batch([GetOp(("a.b",), "k")])
+    unknown: Any = {"model": "x", "fields": ["$"]}
     with pytest.raises(ValueError, match=r"index: \['model'\] not supported"):
-        HebbsStore(store, index={"model": "x", "fields": ["$"]})  # type: ignore[typeddict-unknown-key]
+        HebbsStore(store, index=unknown)
     with pytest.raises(ValueError, match="key_prefix: must not be empty"):
         HebbsStore(store, key_prefix="")
     assert store.count_memories() == 0
+
+
+def test_names_longer_than_hebbs_keeps(store: Store) -> None:
+    """A put is refused naming the LangGraph field; a read finds nothing, as no item has it."""
+    lg = HebbsStore(store)
+    long_key, long_label = "k" * (MAX_KEY_BYTES + 1), "n" * MAX_ENTITY_ID_BYTES
+    with pytest.raises(hebbs.InvalidValueError, match="invalid key: namespace and key are") as key:
+        lg.put(("t",), long_key, {})
+    assert key.value.field == "key"
+    with pytest.raises(hebbs.InvalidValueError, match="invalid namespace: ") as namespace:
+        lg.put((long_label,), "k", {})
+    assert namespace.value.field == "namespace"
+    lg.put(("t",), "k", {"v": 1})
+    assert lg.get(("t",), long_key) is None
+    lg.delete(("t",), long_key)
+    got = lg.batch([GetOp(("t",), long_key), GetOp(("t",), "k"), GetOp(("t",), long_key)])
+    assert [None if item is None else item.key for item in got] == [None, "k", None]  # type: ignore[union-attr]
+    assert lg.search((long_key,)) == []
+    assert lg.search((long_key,), query="v") == []
+    assert lg.list_namespaces(prefix=(long_key,)) == []
+    assert store.count_memories() == 1
 
 
 class Turn(TypedDict):

@@ -33,7 +33,8 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from hebbs._native import MAX_LIST_PAGE, MAX_TOP_K, Memory
+from hebbs._inputs import invalid
+from hebbs._native import MAX_ENTITY_ID_BYTES, MAX_KEY_BYTES, MAX_LIST_PAGE, MAX_TOP_K, Memory
 from hebbs.api.operations import Operations
 from hebbs.integrations._langgraph_mapping import (
     DEFAULT_KEY_PREFIX,
@@ -126,8 +127,14 @@ class HebbsStore(BaseStore):
         if not ops:
             return []
         keys = [memory_key(self.key_prefix, op.namespace, op.key) for op in ops]
-        found = self.memories.get_many(keys=keys)
-        return [None if memory is None else self._item(memory) for memory in found]
+        # A key longer than hebbs keeps names no item: nothing to ask for.
+        kept = [key for key in keys if _fits(key, MAX_KEY_BYTES)]
+        found = dict(zip(kept, self.memories.get_many(keys=kept) if kept else [], strict=True))
+        items: list[Item | None] = []
+        for key in keys:
+            memory = found.get(key)
+            items.append(None if memory is None else self._item(memory))
+        return items
 
     def _write(self, writes: Sequence[PutOp]) -> None:
         deletes = [op for op in writes if op.value is None]
@@ -141,16 +148,32 @@ class HebbsStore(BaseStore):
             self.memories.remember_many(items)
         if deletes:
             keys = [memory_key(self.key_prefix, op.namespace, op.key) for op in deletes]
-            self.memories.forget(keys=keys, limit=len(keys))
+            keys = [key for key in keys if _fits(key, MAX_KEY_BYTES)]
+            if keys:
+                self.memories.forget(keys=keys, limit=len(keys))
 
     def _remember_item(self, op: PutOp) -> dict[str, Any]:
         value = dict(op.value or {})
         fields = self.fields if op.index is None or op.index is False else list(op.index)
+        entity_id = namespace_prefix(self.key_prefix, op.namespace)
+        if not _fits(entity_id, MAX_ENTITY_ID_BYTES):
+            raise invalid(
+                "namespace",
+                f"{op.namespace!r} is {len(entity_id.encode())} bytes as an entity id "
+                f"(key prefix and escapes included), hebbs keeps at most {MAX_ENTITY_ID_BYTES}",
+            )
+        key = memory_key(self.key_prefix, op.namespace, op.key)
+        if not _fits(key, MAX_KEY_BYTES):
+            raise invalid(
+                "key",
+                f"namespace and key are {len(key.encode())} bytes as a memory key (key prefix "
+                f"and escapes included), hebbs keeps at most {MAX_KEY_BYTES}",
+            )
         return {
             "content": embedded_text(value, fields),
             "context": value,
-            "entity_id": namespace_prefix(self.key_prefix, op.namespace),
-            "key": memory_key(self.key_prefix, op.namespace, op.key),
+            "entity_id": entity_id,
+            "key": key,
         }
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
@@ -196,6 +219,8 @@ class HebbsStore(BaseStore):
         """The items whose memory key starts with ``prefix`` and that the conditions select, in
         the order hebbs stored them (a put moves an item to the end), read ``page`` at a time
         (at most ``MAX_LIST_PAGE``)."""
+        if not _fits(prefix, MAX_KEY_BYTES):
+            return  # no memory key is that long
         cursor = None
         while True:
             listed = self.memories.list_memories(
@@ -261,6 +286,10 @@ def _all_of(conditions: list[dict[str, Any]]) -> dict[str, Any] | None:
     if len(conditions) == 1:
         return conditions[0]
     return {"$and": conditions}
+
+
+def _fits(text: str, limit: int) -> bool:
+    return len(text.encode()) <= limit
 
 
 def _time(microseconds: int) -> datetime:
