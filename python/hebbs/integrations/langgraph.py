@@ -4,7 +4,8 @@
 An item is one memory: its (namespace, key) is the memory's key
 (:mod:`hebbs.integrations._langgraph_mapping` has the encoding), its value the memory's
 ``context`` (JSON types kept), its namespace the memory's ``entity_id`` and its content the
-text of the value's indexed fields, which hebbs embeds with its own model. A put replaces the
+text of the value's indexed fields, which hebbs embeds (with its own model, or with the
+``embed`` function of LangGraph's index configuration). A put replaces the
 item's memory (hebbs' upsert by key), a delete forgets it; ``search`` with a ``query`` is
 hebbs' ``recall`` with its defaults restricted to the namespace prefix, without one a listing by
 key prefix. docs/integrations/langgraph.md maps every part."""
@@ -217,8 +218,14 @@ class HebbsStore(BaseStore):
         self, prefix: str, conditions: list[dict[str, Any]], page: int = MAX_LIST_PAGE
     ) -> Iterator[Item]:
         """The items whose memory key starts with ``prefix`` and that the conditions select, in
-        the order hebbs stored them (a put moves an item to the end), read ``page`` at a time
-        (at most ``MAX_LIST_PAGE``)."""
+        the order hebbs stored them (a put moves an item to the end)."""
+        return (self._item(memory) for memory in self._memories(prefix, conditions, page))
+
+    def _memories(
+        self, prefix: str, conditions: list[dict[str, Any]], page: int = MAX_LIST_PAGE
+    ) -> Iterator[Memory]:
+        """The memories of :meth:`_listing`, read ``page`` at a time (at most
+        ``MAX_LIST_PAGE``)."""
         if not _fits(prefix, MAX_KEY_BYTES):
             return  # no memory key is that long
         cursor = None
@@ -229,8 +236,7 @@ class HebbsStore(BaseStore):
                 cursor=cursor,
                 limit=min(max(page, 1), MAX_LIST_PAGE),
             )
-            for memory in listed.memories:
-                yield self._item(memory)
+            yield from listed.memories
             cursor = listed.next_cursor
             if cursor is None:
                 return
@@ -244,7 +250,8 @@ class HebbsStore(BaseStore):
                 fixed = list(_leading_labels(condition.path))
                 break
         namespaces = {
-            item.namespace for item in self._listing(namespace_prefix(self.key_prefix, fixed), [])
+            split_memory_key(self.key_prefix, memory.key or "")[0]
+            for memory in self._memories(namespace_prefix(self.key_prefix, fixed), [])
         }
         kept = [
             namespace
