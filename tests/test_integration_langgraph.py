@@ -36,7 +36,7 @@ from langgraph.store.base import (
 from langgraph.store.memory import InMemoryStore
 
 import hebbs
-from hebbs._native import MAX_ENTITY_ID_BYTES, MAX_KEY_BYTES
+from hebbs._native import MAX_CONTEXT_BYTES, MAX_ENTITY_ID_BYTES, MAX_KEY_BYTES
 from hebbs.embedder import Embedder
 from hebbs.integrations._langgraph_mapping import (
     escape,
@@ -422,8 +422,9 @@ def test_what_langgraph_refuses_is_refused(store: Store) -> None:
     assert store.count_memories() == 0
 
 
-def test_names_longer_than_hebbs_keeps(store: Store) -> None:
-    """A put is refused naming the LangGraph field; a read finds nothing, as no item has it."""
+def test_names_and_values_larger_than_hebbs_keeps(store: Store) -> None:
+    """A put is refused naming the field, its batch unwritten; a read of a name too long finds
+    nothing, as no item has it."""
     lg = HebbsStore(store)
     long_key, long_label = "k" * (MAX_KEY_BYTES + 1), "n" * MAX_ENTITY_ID_BYTES
     with pytest.raises(hebbs.InvalidValueError, match="invalid key: namespace and key are") as key:
@@ -432,6 +433,13 @@ def test_names_longer_than_hebbs_keeps(store: Store) -> None:
     with pytest.raises(hebbs.InvalidValueError, match="invalid namespace: ") as namespace:
         lg.put((long_label,), "k", {})
     assert namespace.value.field == "namespace"
+    too_big = {"v": "x" * MAX_CONTEXT_BYTES}
+    with pytest.raises(hebbs.InvalidValueError, match=r"items\[1\]\.content") as value:
+        lg.batch([PutOp(("t",), "a", {"v": 1}), PutOp(("t",), "b", too_big)])
+    assert value.value.field == "items[1].content"  # the whole value is its text, by default
+    with pytest.raises(hebbs.InvalidValueError, match=r"context: \d+ bytes of JSON exceeds"):
+        HebbsStore(store, index={"fields": ["w"]}).put(("t",), "b", {"w": "a", **too_big})
+    assert store.count_memories() == 0
     lg.put(("t",), "k", {"v": 1})
     assert lg.get(("t",), long_key) is None
     lg.delete(("t",), long_key)
