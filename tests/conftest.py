@@ -50,14 +50,15 @@ def mem(tmp_path: Path, embedder: Embedder) -> Iterator[hebbs.Hebbs]:
 HASH_DIM = 64
 
 
-def word_hash_embed(texts: list[str]) -> np.ndarray:
+def word_hash_embed(texts: list[str], dim: int = HASH_DIM) -> np.ndarray:
     """A small deterministic embedder: each word adds 1 at a position its hash picks, rows
-    normalised. Texts that share words are similar; no model is loaded."""
-    out = np.zeros((len(texts), HASH_DIM), dtype=np.float32)
+    normalised. Texts that share words are similar; no model is loaded. ``dim`` is its
+    dimension (a suite that hands in vectors of its own needs the store at theirs)."""
+    out = np.zeros((len(texts), dim), dtype=np.float32)
     for row, text in enumerate(texts):
         for word in text.lower().split():
             digest = hashlib.blake2b(word.strip(".,?!").encode(), digest_size=4).digest()
-            out[row, int.from_bytes(digest, "little") % HASH_DIM] += 1.0
+            out[row, int.from_bytes(digest, "little") % dim] += 1.0
         norm = float(np.linalg.norm(out[row]))
         if norm == 0.0:
             out[row, 0] = 1.0

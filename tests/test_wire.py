@@ -268,6 +268,7 @@ memory_dict = st.fixed_dictionaries(
         "decay_score": f32,
         "kind": st.sampled_from(["episode", "insight", "revision"]),
         "superseded": st.booleans(),
+        "key": st.none() | text.filter(bool),
         "embedding": st.none() | st.lists(f32, max_size=8),
     }
 ).map(with_id_hex)

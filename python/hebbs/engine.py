@@ -338,14 +338,13 @@ class Hebbs(Operations[Subscription]):
         return self._native.get(request.id, include_embedding=request.include_embedding)
 
     def _run_get_many(self, request: GetManyRequest) -> list[Memory | None]:
-        if (request.ids is None) == (request.keys is None):
+        ids, keys = request.ids, request.keys
+        if keys is not None and ids is None:
+            return self._native.get_by_keys(keys, include_embedding=request.include_embedding)
+        if ids is None or keys is not None:
             raise invalid("ids", "give ids or keys, not both and not neither")
-        if request.keys is not None:
-            return self._native.get_by_keys(
-                request.keys, include_embedding=request.include_embedding
-            )
         found: list[Memory | None] = []
-        for index, id in enumerate(request.ids):
+        for index, id in enumerate(ids):
             try:
                 found.append(self._native.get(id, include_embedding=request.include_embedding))
             except NotFoundError:

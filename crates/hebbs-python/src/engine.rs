@@ -342,7 +342,11 @@ impl NativeEngine {
         let found = engine_call(py, move || engine.get_by_keys(&keys, include_embedding))?;
         found
             .into_iter()
-            .map(|memory| memory.map(|memory| Memory::from_core(py, memory)).transpose())
+            .map(|memory| {
+                memory
+                    .map(|memory| Memory::from_core(py, memory))
+                    .transpose()
+            })
             .collect()
     }
 

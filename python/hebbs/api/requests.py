@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Literal, Optional, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from hebbs import _native
@@ -167,7 +167,9 @@ class RememberRequest(Request, Returns[Memory]):
     kind: Optional[KindField] = None
     dedup: Flag = False
     dedup_threshold: Fraction = DEFAULT_DEDUP_THRESHOLD
-    key: Optional[Key] = None
+    key: Optional[Key] = Field(
+        None, description="your name for the memory: storing under it again replaces the memory"
+    )
 
 
 class RememberManyRequest(Request, Returns["list[Memory]"]):
@@ -215,7 +217,7 @@ class CheckpointRequest(Request, Returns[None]):
 
 class GetManyRequest(Request, Returns["list[Memory | None]"]):
     ids: Optional[IdList] = None
-    keys: Optional[KeyList] = None
+    keys: Optional[KeyList] = Field(None, description="the memories these keys name")
     include_embedding: Flag = False
 
 
@@ -296,7 +298,9 @@ class AddEdgesRequest(EdgesRequest, Returns[None]):
 
 class ForgetRequest(Request, Returns[ForgetResult]):
     ids: Optional[IdList] = None
-    keys: Optional[KeyList] = None
+    keys: Optional[KeyList] = Field(
+        None, description="the memories these keys name, every version of each"
+    )
     entity_id: Optional[Text] = None
     older_than: Optional[Micros] = None
     importance_below: Optional[Number] = None
@@ -332,7 +336,9 @@ class ListMemoriesRequest(Request, Returns[MemoryPage]):
     limit: Count = DEFAULT_LIST_PAGE
     include_superseded: Flag = False
     filter: Optional[FilterObject] = None
-    key_prefix: Optional[KeyPrefix] = None
+    key_prefix: Optional[KeyPrefix] = Field(
+        None, description="only memories whose key starts with this"
+    )
 
 
 class CountMemoriesRequest(Request, Returns[int]):
@@ -340,7 +346,9 @@ class CountMemoriesRequest(Request, Returns[int]):
     kind: Optional[KindField] = None
     include_superseded: Flag = False
     filter: Optional[FilterObject] = None
-    key_prefix: Optional[KeyPrefix] = None
+    key_prefix: Optional[KeyPrefix] = Field(
+        None, description="only memories whose key starts with this"
+    )
 
 
 class SubscribeRequest(Request):

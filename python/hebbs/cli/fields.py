@@ -164,12 +164,12 @@ def add_generated_flags(parser: argparse.ArgumentParser, command: str) -> None:
                 flag, dest=dest, action="store_true", default=None, help=f"sets {field}"
             )
         elif _core_type(info.annotation) is str:
-            help_text = f"{field} of the request{default}"
+            help_text = (info.description or f"{field} of the request") + default
             parser.add_argument(
                 flag, dest=dest, metavar="TEXT", type=values.unicode_text, help=help_text
             )
         else:
-            help_text = f"{field} of the request, as JSON{default}"
+            help_text = (info.description or f"{field} of the request") + f", as JSON{default}"
             parser.add_argument(flag, dest=dest, metavar="JSON", type=_json, help=help_text)
 
 

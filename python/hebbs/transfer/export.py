@@ -43,6 +43,8 @@ def memory_line(
     conversation and its token vectors when it has them."""
     line: dict[str, Any] = {"type": "memory", **memory.to_dict()}
     del line["id_hex"], line["decay_score"]
+    if line["key"] is None:
+        del line["key"]
     if not embeddings or line["embedding"] is None:
         del line["embedding"]
     if turn is not None:

@@ -13,7 +13,7 @@
    with the embeddings, ``token_vectors`` when the store
    keeps them (``dimension``, ``codes``: the int8 codes row by row as base64, ``scales``: one
    per token), so an import (a backup restored, a tenant moved to another shard) ranks as the
-   original does.
+   original does. Since version 3 ``key``, when the memory was stored under a caller key.
 3. ``edge``: ``source``, ``target``, ``edge_type``, ``confidence`` (after the memory lines of
    their page; an edge may point at a memory of a later page).
 4. ``tombstone``: the audit record of a forgotten memory (``id``, ``entity_id``, ``kind``,
@@ -47,14 +47,15 @@ from pydantic import (
 )
 
 from hebbs._native import MAX_CONTEXT_BYTES, MAX_ENTITY_ID_BYTES
-from hebbs.api.fields import Content, Count, Flag, JsonObject, Micros, Number, Text
+from hebbs.api.fields import Content, Count, Flag, JsonObject, Key, Micros, Number, Text
 
 #: The ``format`` of the header line.
 FORMAT_NAME: Final = "hebbs-export"
 #: The version this code writes.
-FORMAT_VERSION: Final = 2
-#: The versions this code reads (version 1 lines have no ``session_id`` or ``token_vectors``).
-READABLE_VERSIONS: Final = (1, 2)
+FORMAT_VERSION: Final = 3
+#: The versions this code reads (version 1 lines have no ``session_id`` or ``token_vectors``,
+#: version 2 lines no ``key``).
+READABLE_VERSIONS: Final = (1, 2, 3)
 #: The pattern of an id in the format.
 ID_PATTERN: Final = r"^[0-9a-f]{32}$"
 #: The pattern of a content digest.
@@ -174,6 +175,7 @@ class MemoryLine(Line):
     session_id: Optional[EntityId] = None
     turn_at: Optional[Micros] = None
     token_vectors: Optional[TokenVectorsLine] = None
+    key: Optional[Key] = None
 
 
 class EdgeLine(Line):

@@ -5,8 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{HebbsError, Result};
 use crate::memory::checks::{
-    check_content, check_context, check_edges, check_entity_id, check_key, check_unit,
-    check_vector,
+    check_content, check_context, check_edges, check_entity_id, check_key, check_unit, check_vector,
 };
 use crate::memory::{Edge, MemoryKind, TokenVectors};
 

@@ -5,10 +5,10 @@
 //! memory they join exists. Restored memories are indexed like new ones but are not pushed to
 //! subscriptions: they are not new events.
 
+use super::keys::check_keys_free;
 use super::Engine;
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;
-use super::keys::check_keys_free;
 use crate::memory::checks::{
     check_content, check_context, check_entity_id, check_key, check_unit, check_vector,
 };

@@ -98,7 +98,10 @@ impl ForgetRequest {
             if keys.len() > MAX_FORGET_LIMIT {
                 return Err(HebbsError::invalid(
                     "keys",
-                    format!("{} keys exceeds the limit of {MAX_FORGET_LIMIT}", keys.len()),
+                    format!(
+                        "{} keys exceeds the limit of {MAX_FORGET_LIMIT}",
+                        keys.len()
+                    ),
                 ));
             }
             for (i, key) in keys.iter().enumerate() {

@@ -46,7 +46,12 @@ pub(crate) fn select(store: &Store, request: &ForgetRequest) -> Result<Selection
         None => None,
     };
     let listed = match (&request.ids, keyed) {
-        (Some(ids), Some(keyed)) => Some(ids.iter().copied().filter(|id| keyed.contains(id)).collect()),
+        (Some(ids), Some(keyed)) => Some(
+            ids.iter()
+                .copied()
+                .filter(|id| keyed.contains(id))
+                .collect(),
+        ),
         (Some(ids), None) => Some(ids.clone()),
         (None, keyed) => keyed,
     };

@@ -68,7 +68,7 @@ pub struct Memory {
     pub kind: MemoryKind,
     /// Whether a revision supersedes it (recall returns it only when asked to).
     pub superseded: bool,
-    /// The key the caller stored it under, if any (see [`crate::engine::RememberInput::key`]).
+    /// The key the caller stored it under, if any (`remember(key=…)`: it names this memory).
     pub key: Option<String>,
     /// The embedding, only when asked for.
     pub embedding: Option<Vec<f32>>,

@@ -48,20 +48,32 @@ fn remembering_under_a_key_again_replaces_the_memory() {
     let dir = tempfile::tempdir().unwrap();
     let engine = open(dir.path());
     let mut rng = Rng(1);
-    let first = engine.remember(keyed("first text", "doc/1", &mut rng)).unwrap();
+    let first = engine
+        .remember(keyed("first text", "doc/1", &mut rng))
+        .unwrap();
     assert_eq!(first.key.as_deref(), Some("doc/1"));
-    engine.remember(RememberInput::new("unkeyed", rng.vector(DIM))).unwrap();
-    let second = engine.remember(keyed("second text", "doc/1", &mut rng)).unwrap();
+    engine
+        .remember(RememberInput::new("unkeyed", rng.vector(DIM)))
+        .unwrap();
+    let second = engine
+        .remember(keyed("second text", "doc/1", &mut rng))
+        .unwrap();
     assert_ne!(first.id, second.id);
     assert_eq!(content_of(&engine, "doc/1").as_deref(), Some("second text"));
-    assert!(matches!(engine.get(&first.id, false), Err(HebbsError::NotFound { .. })));
+    assert!(matches!(
+        engine.get(&first.id, false),
+        Err(HebbsError::NotFound { .. })
+    ));
     assert_eq!(engine.health().memory_count, 2);
     assert!(engine.tombstone(&first.id).unwrap().is_some());
     assert_eq!(content_of(&engine, "doc/2"), None);
     drop(engine);
     let engine = open(dir.path());
     assert_eq!(content_of(&engine, "doc/1").as_deref(), Some("second text"));
-    assert_eq!(engine.get(&second.id, false).unwrap().key.as_deref(), Some("doc/1"));
+    assert_eq!(
+        engine.get(&second.id, false).unwrap().key.as_deref(),
+        Some("doc/1")
+    );
 }
 
 #[test]
@@ -85,7 +97,10 @@ fn a_revision_takes_the_key_and_replacing_it_erases_every_version() {
     assert_eq!(got[0].as_ref().map(|memory| memory.id), Some(revision.id));
     engine.remember(keyed("v3", "k", &mut rng)).unwrap();
     for id in [original.id, revision.id] {
-        assert!(matches!(engine.get(&id, false), Err(HebbsError::NotFound { .. })));
+        assert!(matches!(
+            engine.get(&id, false),
+            Err(HebbsError::NotFound { .. })
+        ));
     }
     assert_eq!(engine.health().memory_count, 1);
     assert_eq!(content_of(&engine, "k").as_deref(), Some("v3"));
@@ -101,7 +116,9 @@ fn forget_by_key_lists_and_counts_by_prefix() {
         .map(|key| keyed(&format!("text of {key}"), key, &mut rng))
         .collect();
     engine.remember_many(inputs).unwrap();
-    engine.remember(RememberInput::new("no key", rng.vector(DIM))).unwrap();
+    engine
+        .remember(RememberInput::new("no key", rng.vector(DIM)))
+        .unwrap();
     let mut under_a = listed_keys(&engine, "a/");
     under_a.sort();
     assert_eq!(under_a, ["a/1", "a/2", "a/3"]);
@@ -141,17 +158,33 @@ fn keys_are_checked_and_a_refused_write_changes_nothing() {
     let mut rng = Rng(4);
     engine.remember(keyed("kept", "k", &mut rng)).unwrap();
     let twice = vec![keyed("x", "dup", &mut rng), keyed("y", "dup", &mut rng)];
-    assert_eq!(field_of(engine.remember_many(twice).unwrap_err()), "items[1].key");
-    assert_eq!(field_of(engine.remember(keyed("x", "", &mut rng)).unwrap_err()), "key");
+    assert_eq!(
+        field_of(engine.remember_many(twice).unwrap_err()),
+        "items[1].key"
+    );
+    assert_eq!(
+        field_of(engine.remember(keyed("x", "", &mut rng)).unwrap_err()),
+        "key"
+    );
     let long = "k".repeat(hebbs_core::memory::MAX_KEY_BYTES + 1);
-    assert_eq!(field_of(engine.remember(keyed("x", &long, &mut rng)).unwrap_err()), "key");
+    assert_eq!(
+        field_of(engine.remember(keyed("x", &long, &mut rng)).unwrap_err()),
+        "key"
+    );
     let mut wrong_dimension = keyed("replacement", "k", &mut rng);
     wrong_dimension.embedding = rng.vector(DIM + 1);
-    assert_eq!(field_of(engine.remember(wrong_dimension).unwrap_err()), "embedding");
+    assert_eq!(
+        field_of(engine.remember(wrong_dimension).unwrap_err()),
+        "embedding"
+    );
     assert_eq!(content_of(&engine, "k").as_deref(), Some("kept"));
     assert_eq!(engine.health().memory_count, 1);
     assert_eq!(
-        field_of(engine.get_by_keys(&["ok".into(), String::new()], false).unwrap_err()),
+        field_of(
+            engine
+                .get_by_keys(&["ok".into(), String::new()], false)
+                .unwrap_err()
+        ),
         "keys[1]"
     );
     let forget = ForgetRequest {
@@ -185,7 +218,11 @@ fn an_atomic_write_replaces_by_key_and_a_restore_refuses_a_taken_key() {
     };
     engine.write_atomic(write).unwrap();
     assert_eq!(content_of(&engine, "k").as_deref(), Some("new"));
-    let taken = engine.get_by_keys(&["k".into()], true).unwrap().remove(0).unwrap();
+    let taken = engine
+        .get_by_keys(&["k".into()], true)
+        .unwrap()
+        .remove(0)
+        .unwrap();
     let restore = RestoreInput {
         id: MemoryId::new(),
         embedding: taken.embedding.clone().unwrap(),

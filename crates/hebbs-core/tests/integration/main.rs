@@ -2,9 +2,9 @@
 
 mod access_counts;
 mod atomic_write;
+mod caller_keys;
 mod checkpoint_corruption;
 mod common;
-mod caller_keys;
 mod composite_order;
 mod concurrency;
 mod crash_recovery;
