@@ -337,9 +337,12 @@ def test_put_replaces_the_memory_and_moves_the_timestamps(store: Store) -> None:
     lg = HebbsStore(store)
     lg.put(("t",), "k", {"v": 1})
     first = lg.get(("t",), "k")
+    assert first is not None
+    # A query reinforces what recall finds (an access counted), which is no update of the item.
+    assert [item.updated_at for item in lg.search(("t",), query="v")] == [first.updated_at]
+    assert lg.get(("t",), "k") == first
     lg.put(("t",), "k", {"v": 2})
     second = lg.get(("t",), "k")
-    assert first is not None
     assert second is not None
     assert second.value == {"v": 2}
     assert second.updated_at >= first.updated_at
