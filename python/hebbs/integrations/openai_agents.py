@@ -30,11 +30,11 @@ from agents.memory.session_settings import coerce_session_settings, resolve_sess
 from hebbs._native import (
     DEFAULT_IMPORTANCE,
     DEFAULT_TOP_K,
-    MAX_CONTENT_BYTES,
     MAX_LIST_PAGE,
     Memory,
 )
 from hebbs.api.operations import Operations
+from hebbs.integrations._text import content_text
 
 #: The name of the tool :meth:`HebbsSession.recall_tool` makes.
 RECALL_TOOL_NAME = "recall_past_conversations"
@@ -196,7 +196,7 @@ def item_text(item: Mapping[str, Any]) -> str:
     text = "\n".join(part for part in parts if part.strip())
     if not text:
         text = json.dumps(item, ensure_ascii=False, sort_keys=True)
-    return _truncated(text, MAX_CONTENT_BYTES)
+    return content_text(text)
 
 
 def _texts(value: Any, into: list[str]) -> None:
@@ -210,13 +210,6 @@ def _texts(value: Any, into: list[str]) -> None:
             elif isinstance(part, Mapping):
                 for key in _TEXT_KEYS:
                     _texts(part.get(key), into)
-
-
-def _truncated(text: str, max_bytes: int) -> str:
-    encoded = text.encode("utf-8")
-    if len(encoded) <= max_bytes:
-        return text
-    return encoded[:max_bytes].decode("utf-8", errors="ignore")
 
 
 def _item(memory: Memory) -> TResponseInputItem:
