@@ -20,6 +20,7 @@ from agents import Agent, FunctionTool, ModelResponse, Runner, SQLiteSession, Us
 from agents.agent_output import AgentOutputSchemaBase
 from agents.handoffs import Handoff
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.memory import Session
 from agents.model_settings import ModelSettings
 from agents.models.interface import Model, ModelTracing
 from agents.tool import Tool
@@ -30,7 +31,8 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
-from hebbs import Hebbs
+from hebbs import Hebbs, InvalidInputError
+from hebbs._native import MAX_CONTEXT_BYTES
 from hebbs.embedder import Embedder
 from hebbs.integrations.openai_agents import (
     RECALL_TOOL_NAME,
@@ -268,3 +270,13 @@ def doc_example() -> str:
 def test_the_docs_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     exec(compile(doc_example(), str(DOC), "exec"), {"__name__": "__main__"})
+
+
+async def test_it_is_a_session_and_a_too_large_item_is_refused_whole(mem: Hebbs) -> None:
+    session = HebbsSession(mem, "s")
+    assert isinstance(session, Session)
+    too_large = {"type": "function_call_output", "call_id": "c", "output": "x" * MAX_CONTEXT_BYTES}
+    with pytest.raises(InvalidInputError, match="bytes of JSON exceeds") as raised:
+        await session.add_items([ITEMS[0], too_large])
+    assert raised.value.field == "items[1].context"
+    assert await session.get_items() == []
