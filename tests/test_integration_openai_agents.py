@@ -240,8 +240,9 @@ async def test_the_conversation_survives_a_reopen_and_other_sessions_recall_it(
         before = await HebbsSession(mem, "monday").get_items()
     with Hebbs.open(tmp_path / "db", embedder=embedder) as mem:
         assert await HebbsSession(mem, "monday").get_items() == before
+        mem.remember("A note, not a turn: Ada lives in Lisbon", entity_id="ada")
         tuesday = HebbsSession(mem, "tuesday", entity_id="ada")
-        found = await tuesday.recall("where does the user live? weather in which city", top_k=3)
+        found = await tuesday.recall("where does Ada live? the weather in Lisbon", top_k=20)
         assert found
         assert all(item in before for item in found)
         tool = tuesday.recall_tool(top_k=3)

@@ -128,7 +128,8 @@ class HebbsSession:
     ) -> list[TResponseInputItem]:
         """The items of the store's conversations that best match ``query`` (hebbs' default
         recall), best first: those of the other conversations, or of this one too with
-        ``this_session``; only this session's ``entity_id``'s when it has one."""
+        ``this_session``; only this session's ``entity_id``'s when it has one. Memories
+        remembered outside a session are left out."""
         memories = await asyncio.to_thread(self._recall, query, top_k, this_session)
         return [_item(memory) for memory in memories]
 
@@ -179,8 +180,13 @@ class HebbsSession:
             pass
 
     def _recall(self, query: str, top_k: int, this_session: bool) -> list[Memory]:
-        scope = None if this_session else {"session_id": {"$ne": self.session_id}}
-        output = self.store.recall(query, top_k=top_k, entity_id=self.entity_id, filter=scope)
+        # Conversation turns only (memories remembered in a session), of the others by default.
+        scope: dict[str, Any] = {"$exists": True}
+        if not this_session:
+            scope["$ne"] = self.session_id
+        output = self.store.recall(
+            query, top_k=top_k, entity_id=self.entity_id, filter={"session_id": scope}
+        )
         return [result.memory for result in output.results]
 
 
