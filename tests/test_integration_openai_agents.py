@@ -11,12 +11,21 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agents import Agent, FunctionTool, ModelResponse, Runner, SQLiteSession, Usage, function_tool
+from agents import (
+    Agent,
+    FunctionTool,
+    ModelResponse,
+    Runner,
+    SQLiteSession,
+    Usage,
+    function_tool,
+    set_tracing_disabled,
+)
 from agents.agent_output import AgentOutputSchemaBase
 from agents.handoffs import Handoff
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
@@ -143,6 +152,14 @@ async def two_runs(session: Any) -> tuple[list[list[TResponseInputItem]], list[s
     first = await Runner.run(agent, "I'm Ada. What's the weather in Lisbon?", session=session)
     second = await Runner.run(agent, "What is my name?", session=session)
     return model.inputs, [str(first.final_output), str(second.final_output)]
+
+
+@pytest.fixture(autouse=True)
+def no_tracing() -> Iterator[None]:
+    """The runs export no traces (the SDK would send them to OpenAI with a key set)."""
+    set_tracing_disabled(True)
+    yield
+    set_tracing_disabled(False)
 
 
 @pytest.fixture
