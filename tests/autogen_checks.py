@@ -27,7 +27,12 @@ from autogen_agentchat.messages import MemoryQueryEvent
 from autogen_core import Image
 from autogen_core.memory import ListMemory, MemoryContent, MemoryMimeType
 from autogen_core.model_context import UnboundedChatCompletionContext
-from autogen_core.models import SystemMessage
+from autogen_core.models import (
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    SystemMessage,
+    UserMessage,
+)
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from hebbs import Hebbs
@@ -216,6 +221,27 @@ async def names_keep_memories_apart_and_clear_empties_one(work: Path) -> None:
         assert store.count_memories() == 2
         updated = await food.update_context(UnboundedChatCompletionContext())
         assert updated.memories.results == []
+
+
+@check
+async def update_context_reads_tool_results_and_skips_images(work: Path) -> None:
+    """The latest message may be a tool result (its content is the cue) or an image alone (no
+    recall, nothing added)."""
+    with open_store(work) as store:
+        memory = HebbsMemory(store)
+        for content in CONTENTS:
+            await memory.add(content)
+        result = FunctionExecutionResult(content="pizza menu", name="menu", call_id="c1")
+        context = UnboundedChatCompletionContext()
+        await context.add_message(FunctionExecutionResultMessage(content=[result]))
+        updated = await memory.update_context(context)
+        assert updated.memories.results[0].content == CONTENTS[0].content
+        assert isinstance((await context.get_messages())[-1], SystemMessage)
+
+        image = Image(PIL.Image.new("RGB", (2, 2)))
+        context = UnboundedChatCompletionContext([UserMessage(content=[image], source="user")])
+        assert (await memory.update_context(context)).memories.results == []
+        assert len(await context.get_messages()) == 1
 
 
 @check

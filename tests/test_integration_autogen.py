@@ -41,6 +41,7 @@ CHECKS = [
     "memory_reaches_the_model_as_with_list_memory",
     "query_returns_what_was_added",
     "names_keep_memories_apart_and_clear_empties_one",
+    "update_context_reads_tool_results_and_skips_images",
     "bytes_and_images_are_refused",
     "an_agent_with_hebbs_memory_is_a_component",
     "the_docs_example_runs",

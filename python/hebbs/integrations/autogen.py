@@ -159,13 +159,15 @@ class HebbsMemory(Memory, Component[HebbsMemoryConfig]):  # type: ignore[misc]
         )
 
     async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
-        """Recalls with the text of the context's latest message and adds the contents found
-        as one system message (:data:`CONTEXT_HEADING`, then one numbered line each: the text,
-        or the JSON text of a JSON content)."""
+        """Recalls with the text of the context's latest message (nothing when there is none,
+        or it is an image alone) and adds the contents found as one system message
+        (:data:`CONTEXT_HEADING`, then one numbered line each: the text, or the JSON text of a
+        JSON content)."""
         messages = await model_context.get_messages()
-        if not messages:
+        cue = _query_text(messages[-1].content) if messages else ""
+        if not cue.strip():
             return UpdateContextResult(memories=MemoryQueryResult(results=[]))
-        found = await self.query(_query_text(messages[-1].content))
+        found = await self.query(cue)
         if found.results:
             lines = [f"{i}. {_query_text(item.content)}" for i, item in enumerate(found.results, 1)]
             message = SystemMessage(content=CONTEXT_HEADING + "\n".join(lines))
@@ -227,13 +229,26 @@ def _content(memory: Record, score: float) -> MemoryContent:
     )
 
 
+def _part_text(part: Any) -> str | None:
+    """A list part's text: itself, a tool call's ``arguments``, a tool result's ``content``;
+    None for an image."""
+    if isinstance(part, str):
+        return part
+    for field in ("content", "arguments"):
+        text = getattr(part, field, None)
+        if isinstance(text, str):
+            return text
+    return None
+
+
 def _query_text(content: Any) -> str:
-    """The text of a message's or a query's content: a string, the strings of a multimodal
-    list, the JSON of an object, else its ``str``."""
+    """The text of a message's or a query's content: a string; in a list (a multimodal
+    message, tool calls, tool results), its strings, each call's arguments and each result's
+    content, a line each; the JSON of an object; else its ``str``."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part for part in content if isinstance(part, str))
+        return "\n".join(text for part in content if (text := _part_text(part)))
     if isinstance(content, dict):
         return json.dumps(content, ensure_ascii=False, sort_keys=True)
     return str(content)
