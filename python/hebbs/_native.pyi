@@ -34,6 +34,7 @@ __all__ = [
     "MAX_EF_SEARCH",
     "MAX_ENTITY_ID_BYTES",
     "MAX_FILTER_CONDITIONS",
+    "MAX_KEY_BYTES",
     "MAX_FILTER_DEPTH",
     "MAX_LIST_PAGE",
     "MAX_QUEUE_CAPACITY",
@@ -102,6 +103,7 @@ DEFAULT_IMPORTANCE: float
 MAX_CONTENT_BYTES: int
 MAX_CONTEXT_BYTES: int
 MAX_ENTITY_ID_BYTES: int
+MAX_KEY_BYTES: int
 MAX_EDGES_PER_MEMORY: int
 MAX_VECTOR_DIMENSION: int
 DEFAULT_CONFIDENCE_THRESHOLD: float
@@ -213,6 +215,8 @@ class Memory:
     def kind(self) -> MemoryKind: ...
     @property
     def superseded(self) -> bool: ...
+    @property
+    def key(self) -> str | None: ...
     @property
     def embedding(self) -> NDArray[np.float32] | None: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -502,11 +506,15 @@ class NativeEngine:
         session_id: str | None = None,
         kind: MemoryKind | str | None = None,
         token_vectors: tuple[NDArray[np.int8], NDArray[np.float32]] | None = None,
+        key: str | None = None,
     ) -> Memory: ...
     def remember_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
     ) -> list[Memory]: ...
     def get(self, id: bytes | str, include_embedding: bool = False) -> Memory: ...
+    def get_by_keys(
+        self, keys: list[str], include_embedding: bool = False
+    ) -> list[Memory | None]: ...
     def recall(self, request: dict[str, Any], record_access: bool = True) -> RecallOutput: ...
     def chat_context(self, session_id: str, limit: int = ...) -> list[Memory]: ...
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...
@@ -519,6 +527,7 @@ class NativeEngine:
         limit: int = ...,
         include_superseded: bool = False,
         filter: dict[str, Any] | None = None,
+        key_prefix: str | None = None,
     ) -> MemoryPage: ...
     def prime(
         self,
@@ -601,6 +610,7 @@ class NativeEngine:
         purge: bool = False,
         limit: int = ...,
         filter: dict[str, Any] | None = None,
+        keys: list[str] | None = None,
     ) -> ForgetResult: ...
     def forget_decayed(self, floor: float, limit: int = ...) -> ForgetResult: ...
     def tombstone(self, id: bytes | str) -> Tombstone | None: ...

@@ -338,6 +338,12 @@ class Hebbs(Operations[Subscription]):
         return self._native.get(request.id, include_embedding=request.include_embedding)
 
     def _run_get_many(self, request: GetManyRequest) -> list[Memory | None]:
+        if (request.ids is None) == (request.keys is None):
+            raise invalid("ids", "give ids or keys, not both and not neither")
+        if request.keys is not None:
+            return self._native.get_by_keys(
+                request.keys, include_embedding=request.include_embedding
+            )
         found: list[Memory | None] = []
         for index, id in enumerate(request.ids):
             try:
@@ -421,6 +427,7 @@ class Hebbs(Operations[Subscription]):
             purge=request.purge,
             limit=DEFAULT_FORGET_LIMIT if request.limit is None else request.limit,
             filter=request.filter,
+            keys=request.keys,
         )
 
     def _run_forget_decayed(self, request: ForgetDecayedRequest) -> ForgetResult:
@@ -447,6 +454,7 @@ class Hebbs(Operations[Subscription]):
             limit=request.limit,
             include_superseded=request.include_superseded,
             filter=request.filter,
+            key_prefix=request.key_prefix,
         )
 
     def _run_count_memories(self, request: CountMemoriesRequest) -> int:
@@ -757,6 +765,7 @@ def _stored_fields(request: RememberRequest) -> dict[str, Any]:
         "created_at": request.created_at,
         "session_id": request.session_id,
         "kind": request.kind,
+        "key": request.key,
     }
 
 

@@ -59,6 +59,7 @@ class RememberItem(TypedDict):
     embedding: NotRequired[Any]
     session_id: NotRequired[str | None]
     kind: NotRequired[MemoryKind | str | None]
+    key: NotRequired[str | None]
 
 
 __all__ = [

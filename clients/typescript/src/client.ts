@@ -94,12 +94,24 @@ export class HebbsClient {
   }
 
   /** The memories with `ids`, in their order, `undefined` where one does not exist
-   * (`POST /v1/memories/batch`). */
+   * (`POST /v1/memories/batch`). `getByKeys` reads them by caller key. */
   async getMany(
     ids: readonly MemoryIdLike[],
     options: GetOptions = {},
   ): Promise<(Memory | undefined)[]> {
     const body = encodeObject({ ids: list(ids, 'ids'), ...options });
+    return (await this.#json({ method: 'POST', path: '/v1/memories/batch', body })) as (
+      Memory | undefined
+    )[];
+  }
+
+  /** The memories `keys` name (`remember({ key })`), in their order, `undefined` where no
+   * memory holds one (`POST /v1/memories/batch` with `keys`). */
+  async getByKeys(
+    keys: readonly string[],
+    options: GetOptions = {},
+  ): Promise<(Memory | undefined)[]> {
+    const body = encodeObject({ keys: [...keys], ...options });
     return (await this.#json({ method: 'POST', path: '/v1/memories/batch', body })) as (
       Memory | undefined
     )[];

@@ -44,6 +44,8 @@ export const MAX_LIST_PAGE = 1000;
 export const DEFAULT_TOMBSTONE_PAGE = 100;
 /** The largest memory content, in UTF-8 bytes. */
 export const MAX_CONTENT_BYTES = 65_536;
+/** The longest caller key (`remember({ key })`), in UTF-8 bytes. */
+export const MAX_KEY_BYTES = 1024;
 /** Memories one `reflect()` or `reflectPrepare()` reads at most (`maxMemories`). */
 export const DEFAULT_REFLECT_MAX_MEMORIES = 10_000;
 /** Clusters smaller than this are not reflected on (`minClusterSize`). */

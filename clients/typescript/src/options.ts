@@ -86,6 +86,9 @@ export interface RememberOptions {
   readonly dedup?: boolean | undefined;
   /** The cosine a duplicate reaches; default 0.9 (the server's `DEFAULT_DEDUP_THRESHOLD`). */
   readonly dedupThreshold?: number | undefined;
+  /** Your name for the memory (at most `MAX_KEY_BYTES`): storing under a key a memory holds
+   * replaces that memory, every version of it, in the same write (an upsert). */
+  readonly key?: string | undefined;
 }
 
 export interface GetOptions {
@@ -170,6 +173,8 @@ export interface ReviseOptions {
 /** The selectors are AND-combined; at least one is needed. */
 export interface ForgetOptions {
   readonly ids?: readonly MemoryIdLike[] | undefined;
+  /** The memories these keys name (`remember({ key })`), every version of each. */
+  readonly keys?: readonly string[] | undefined;
   readonly entityId?: string | undefined;
   /** Created before this time. */
   readonly olderThan?: Timestamp | undefined;
@@ -199,6 +204,8 @@ export interface ListMemoriesOptions {
   readonly includeSuperseded?: boolean | undefined;
   /** Only memories this metadata filter selects (docs/filters.md). */
   readonly filter?: Filter | undefined;
+  /** Only memories whose key (`remember({ key })`) starts with this; `''`: every keyed one. */
+  readonly keyPrefix?: string | undefined;
 }
 
 /** The selection of `countMemories()`: that of `listMemories()`, every page. */

@@ -92,6 +92,8 @@ export interface Memory {
   readonly kind: MemoryKind;
   /** Whether a revision superseded this memory (recall leaves it out unless asked). */
   readonly superseded: boolean;
+  /** The key the caller stored it under (`remember({ key })`), if any. */
+  readonly key: string | undefined;
   /** The embedding vector (empty unless explicitly requested with `includeEmbedding`). */
   readonly embedding: number[];
 }

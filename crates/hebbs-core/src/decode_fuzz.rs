@@ -93,6 +93,7 @@ fn record(seed: u8) -> StoredMemory {
             context
         },
         superseded: seed.is_multiple_of(4),
+        key: seed.is_multiple_of(3).then(|| format!("key {seed}")),
     }
 }
 

@@ -146,6 +146,10 @@ fn remember_inputs(
         input.token_vectors = field("token_vectors")?
             .map(|pair| extract_pair(&pair, &format!("{prefix}token_vectors")))
             .transpose()?;
+        input.key = field("key")?
+            .map(|value| value.extract::<String>())
+            .transpose()
+            .map_err(|_| invalid_type(&format!("{prefix}key"), "must be a str"))?;
         inputs.push(input);
     }
     Ok(inputs)
@@ -256,7 +260,7 @@ impl NativeEngine {
     }
 
     /// Stores one memory; `embedding` is a float32 vector.
-    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None, kind = None, token_vectors = None))]
+    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None, kind = None, token_vectors = None, key = None))]
     #[allow(clippy::too_many_arguments)]
     fn remember(
         &self,
@@ -271,6 +275,7 @@ impl NativeEngine {
         session_id: Option<String>,
         kind: Option<&Bound<'_, PyAny>>,
         token_vectors: Option<&Bound<'_, PyAny>>,
+        key: Option<String>,
     ) -> PyResult<Memory> {
         let embedding = vector_of(&embedding, "embedding")?;
         let mut input = with_context_and_edges(
@@ -280,6 +285,7 @@ impl NativeEngine {
             "",
         )?;
         input.session_id = session_id;
+        input.key = key;
         if let Some(kind) = kind.filter(|kind| !kind.is_none()) {
             input.kind = extract_kind(kind, "kind")?;
         }
@@ -322,6 +328,26 @@ impl NativeEngine {
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.get(&id, include_embedding))?;
         Memory::from_core(py, memory)
+    }
+
+    /// The memory each of `keys` names, in order (`None` for a key no memory holds).
+    #[pyo3(signature = (keys, include_embedding = false))]
+    fn get_by_keys(
+        &self,
+        py: Python<'_>,
+        keys: Vec<String>,
+        include_embedding: bool,
+    ) -> PyResult<Vec<Option<Memory>>> {
+        let engine = self.slot.get().map_err(to_py_err)?;
+        let found = engine_call(py, move || engine.get_by_keys(&keys, include_embedding))?;
+        found
+            .into_iter()
+            .map(|memory| {
+                memory
+                    .map(|memory| Memory::from_core(py, memory))
+                    .transpose()
+            })
+            .collect()
     }
 
     /// Runs a recall: `request` holds the fields of the Python `RecallRequest` the caller set
@@ -410,7 +436,7 @@ impl NativeEngine {
     /// One page of the store's memories, oldest first: all of them by id, or `entity_id`'s
     /// timeline by creation time; `cursor` is the previous page's `next_cursor`. A listing does
     /// not count as an access.
-    #[pyo3(signature = (entity_id = None, kind = None, cursor = None, limit = DEFAULT_LIST_PAGE, include_superseded = false, filter = None))]
+    #[pyo3(signature = (entity_id = None, kind = None, cursor = None, limit = DEFAULT_LIST_PAGE, include_superseded = false, filter = None, key_prefix = None))]
     #[allow(clippy::too_many_arguments)]
     fn list_memories(
         &self,
@@ -421,6 +447,7 @@ impl NativeEngine {
         limit: usize,
         include_superseded: bool,
         filter: Option<&Bound<'_, PyAny>>,
+        key_prefix: Option<String>,
     ) -> PyResult<MemoryPage> {
         let request = ListRequest {
             entity_id,
@@ -435,6 +462,7 @@ impl NativeEngine {
             limit,
             include_superseded,
             filter: extract_filter(filter)?,
+            key_prefix,
         };
         let engine = self.slot.get().map_err(to_py_err)?;
         let page = engine_call(py, move || engine.list_memories(&request))?;
@@ -800,7 +828,7 @@ impl NativeEngine {
     }
 
     /// Forgets what the AND-combined selectors pick, at most `limit`, with the cascade.
-    #[pyo3(signature = (ids = None, entity_id = None, older_than = None, importance_below = None, kind = None, purge = false, limit = DEFAULT_FORGET_LIMIT, filter = None))]
+    #[pyo3(signature = (ids = None, entity_id = None, older_than = None, importance_below = None, kind = None, purge = false, limit = DEFAULT_FORGET_LIMIT, filter = None, keys = None))]
     #[allow(clippy::too_many_arguments)]
     fn forget(
         &self,
@@ -813,12 +841,14 @@ impl NativeEngine {
         purge: bool,
         limit: usize,
         filter: Option<&Bound<'_, PyAny>>,
+        keys: Option<Vec<String>>,
     ) -> PyResult<ForgetResult> {
         let request = ForgetRequest {
             ids: ids
                 .filter(|object| !object.is_none())
                 .map(|object| extract_ids(object, "ids"))
                 .transpose()?,
+            keys,
             entity_id,
             older_than_us: older_than,
             importance_below,

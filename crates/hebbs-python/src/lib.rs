@@ -91,6 +91,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
         "MAX_ENTITY_ID_BYTES",
         hebbs_core::memory::MAX_ENTITY_ID_BYTES,
     )?;
+    module.add("MAX_KEY_BYTES", hebbs_core::memory::MAX_KEY_BYTES)?;
     module.add(
         "MAX_EDGES_PER_MEMORY",
         hebbs_core::memory::MAX_EDGES_PER_MEMORY,

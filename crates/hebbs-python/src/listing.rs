@@ -101,6 +101,7 @@ pub fn count_request(fields: &Bound<'_, PyDict>) -> PyResult<CountRequest> {
         kind: fields.with("kind", extract_kind)?,
         include_superseded: fields.value("include_superseded")?.unwrap_or_default(),
         filter: extract_filter(fields.object("filter")?.as_ref())?,
+        key_prefix: fields.value("key_prefix")?,
     };
     fields.finish()?;
     Ok(request)

@@ -45,6 +45,7 @@ pub fn restore_inputs(
                     content: wire.text("content")?,
                     context: wire.object("context")?,
                     superseded: wire.flag("superseded")?,
+                    key: wire.opt_text("key")?,
                 },
                 conversation: wire
                     .opt_text("session_id")?

@@ -255,6 +255,9 @@ pub struct Memory {
     /// Whether a revision supersedes it.
     #[pyo3(get)]
     superseded: bool,
+    /// The key the caller stored it under, if any.
+    #[pyo3(get)]
+    key: Option<String>,
     /// The embedding (float32 array), when asked for.
     #[pyo3(get)]
     embedding: Option<Py<PyAny>>,
@@ -279,6 +282,7 @@ impl Memory {
             decay_score: memory.decay_score,
             kind: memory.kind.into(),
             superseded: memory.superseded,
+            key: memory.key,
         })
     }
 
@@ -297,6 +301,7 @@ impl Memory {
             decay_score,
             kind,
             superseded,
+            key,
             embedding,
         } = self;
         let dict = PyDict::new(py);
@@ -314,6 +319,7 @@ impl Memory {
         dict.set_item("decay_score", decay_score)?;
         dict.set_item("kind", CoreKind::from(*kind).as_str())?;
         dict.set_item("superseded", superseded)?;
+        dict.set_item("key", key)?;
         let embedding = match embedding {
             Some(array) => Some(array.bind(py).call_method0("tolist")?),
             None => None,
@@ -338,6 +344,7 @@ impl Memory {
             decay_score: wire.float("decay_score")?,
             kind: wire.kind("kind")?.into(),
             superseded: wire.flag("superseded")?,
+            key: wire.opt_text("key")?,
             embedding: wire
                 .vector("embedding")?
                 .map(|vector| PyArray1::from_vec(py, vector).into_any().unbind()),

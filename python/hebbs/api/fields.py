@@ -32,6 +32,7 @@ from hebbs._inputs import ID_FORMS, ID_TEXT, id_bytes
 from hebbs._native import (
     DIRECTIONS,
     MAX_CONTENT_BYTES,
+    MAX_KEY_BYTES,
     STRATEGIES,
     Edge,
     EdgeType,
@@ -107,6 +108,23 @@ def _text(value: object) -> str:
     if not isinstance(value, str):
         raise wrong_type("a str")
     return _encodable(value)
+
+
+def _key(value: object) -> str:
+    """A caller key: any characters, 1 to ``MAX_KEY_BYTES`` UTF-8 bytes."""
+    text = _text(value)
+    size = len(text.encode("utf-8"))
+    if not 1 <= size <= MAX_KEY_BYTES:
+        raise bad_value(f"must be 1 to {MAX_KEY_BYTES} bytes, not {size}")
+    return text
+
+
+def _key_prefix(value: object) -> str:
+    text = _text(value)
+    size = len(text.encode("utf-8"))
+    if size > MAX_KEY_BYTES:
+        raise bad_value(f"{size} bytes is more than {MAX_KEY_BYTES}")
+    return text
 
 
 def _content(value: object) -> str:
@@ -458,6 +476,10 @@ _WEIGHTS_SCHEMA: dict[str, Any] = {
 
 Text = Annotated[str, BeforeValidator(_text)]
 Content = Annotated[str, BeforeValidator(_content)]
+#: A caller's key for a memory (``remember(key=...)``).
+Key = Annotated[str, BeforeValidator(_key)]
+#: The start of caller keys (``list_memories(key_prefix=...)``); may be empty.
+KeyPrefix = Annotated[str, BeforeValidator(_key_prefix)]
 Number = Annotated[float, BeforeValidator(_number)]
 #: A number in 0..=1 (a similarity threshold, a confidence).
 Fraction = Annotated[float, BeforeValidator(_fraction)]
@@ -468,6 +490,7 @@ Seconds = Annotated[float, BeforeValidator(_seconds)]
 PathField = Annotated[str, BeforeValidator(_path)]
 MemoryIdField = Annotated[bytes, BeforeValidator(_id), WithJsonSchema(_ID_SCHEMA)]
 IdList = Annotated[list[MemoryIdField], _list("ids")]
+KeyList = Annotated[list[Key], _list("keys")]
 Vector = Annotated[Any, BeforeValidator(_vector), WithJsonSchema(_VECTOR_SCHEMA)]
 Matrix = Annotated[Any, BeforeValidator(_matrix), WithJsonSchema(_MATRIX_SCHEMA)]
 JsonObject = Annotated[dict[str, Any], BeforeValidator(_json_object)]

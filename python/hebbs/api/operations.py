@@ -137,11 +137,18 @@ class Operations(ABC, Generic[SubscriptionT]):
         kind: KindLike | None = None,
         dedup: bool = False,
         dedup_threshold: float = DEFAULT_DEDUP_THRESHOLD,
+        key: str | None = None,
     ) -> Memory:
         """Stores one memory and returns it. ``embedding`` skips the embedder; ``session_id``
         records it as part of that conversation (see :meth:`get_chat_context`). ``kind`` is
         ``episode`` (default), ``insight``, ``document`` or ``proposition``; revisions are made
         by :meth:`revise`.
+
+        ``key`` is the caller's name for the memory (any text up to ``MAX_KEY_BYTES``): a
+        memory stored under a key a memory already holds replaces it, every version of it, in
+        the same atomic write (an upsert; the new memory has a new id). Read by key with
+        ``get_many(keys=...)``, forget with ``forget(keys=...)``, list a key prefix with
+        ``list_memories(key_prefix=...)``; a revision takes its memory's key.
 
         With ``dedup``, a live memory of the same entity whose cosine reaches
         ``dedup_threshold`` and whose content already holds every word and number of
@@ -163,11 +170,14 @@ class Operations(ABC, Generic[SubscriptionT]):
         return self.run(parse(GetRequest, locals()))
 
     def get_many(
-        self, ids: Sequence[MemoryIdLike], include_embedding: bool = False
+        self,
+        ids: Sequence[MemoryIdLike] | None = None,
+        include_embedding: bool = False,
+        keys: Sequence[str] | None = None,
     ) -> list[Memory | None]:
-        """The memories with ``ids``, in their order: None where one does not exist (a
-        malformed id still raises :class:`~hebbs.errors.InvalidInputError` naming
-        ``ids[i]``)."""
+        """The memories with ``ids``, or the memories caller ``keys`` name (one of the two),
+        in their order: None where one does not exist (a malformed id still raises
+        :class:`~hebbs.errors.InvalidInputError` naming ``ids[i]``)."""
         return self.run(parse(GetManyRequest, locals()))
 
     @by_keyword(RecallRequest, _run_recall)
@@ -319,10 +329,12 @@ class Operations(ABC, Generic[SubscriptionT]):
         purge: bool = False,
         limit: int | None = None,
         filter: Mapping[str, Any] | None = None,
+        keys: Sequence[str] | None = None,
     ) -> ForgetResult:
         """Forgets memories, with everything derived from them.
 
-        The selectors are AND-combined and at least one is needed: ``ids``, ``entity_id``
+        The selectors are AND-combined and at least one is needed: ``ids``, ``keys`` (the
+        memories these caller keys name, every version of each), ``entity_id``
         (erasure of everything about the entity), ``older_than`` (created before),
         ``importance_below``, ``kind``, ``filter`` (docs/filters.md). At most ``limit``
         memories go per call (default ``DEFAULT_FORGET_LIMIT``); ``truncated`` in the result
@@ -365,14 +377,16 @@ class Operations(ABC, Generic[SubscriptionT]):
         limit: int = DEFAULT_LIST_PAGE,
         include_superseded: bool = False,
         filter: Mapping[str, Any] | None = None,
+        key_prefix: str | None = None,
     ) -> MemoryPage:
         """One page of the stored memories, oldest first: every memory in id order (the order
         they were stored), or with ``entity_id`` that entity's timeline by ``created_at``.
         ``kind`` keeps one kind and ``filter`` (docs/filters.md) what it selects; superseded
         revisions are left out unless ``include_superseded``. Pass the page's ``next_cursor``
         as ``cursor`` for the next page; the listing is complete when it is None (a page may
-        be short, even empty, before that). Listing is not recall: access counts are
-        unchanged."""
+        be short, even empty, before that). ``key_prefix`` lists only the memories whose caller
+        key starts with it (``""``: every keyed memory), in id order. Listing is not recall:
+        access counts are unchanged."""
         return self.run(parse(ListMemoriesRequest, locals()))
 
     def count_memories(
@@ -381,9 +395,11 @@ class Operations(ABC, Generic[SubscriptionT]):
         kind: KindLike | None = None,
         include_superseded: bool = False,
         filter: Mapping[str, Any] | None = None,
+        key_prefix: str | None = None,
     ) -> int:
         """How many memories :meth:`list_memories` would list with the same ``entity_id``,
-        ``kind``, ``include_superseded`` and ``filter`` (docs/filters.md), over every page:
+        ``kind``, ``include_superseded``, ``filter`` (docs/filters.md) and ``key_prefix``, over
+        every page:
         ``count_memories()`` is the store's live memories, superseded revisions left out.
         Counting reads each selected record, as the listing does, without building it."""
         return self.run(parse(CountMemoriesRequest, locals()))

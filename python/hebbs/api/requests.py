@@ -56,6 +56,9 @@ from hebbs.api.fields import (
     Fraction,
     IdList,
     JsonObject,
+    Key,
+    KeyList,
+    KeyPrefix,
     KindField,
     Matrix,
     MemoryIdField,
@@ -164,6 +167,7 @@ class RememberRequest(Request, Returns[Memory]):
     kind: Optional[KindField] = None
     dedup: Flag = False
     dedup_threshold: Fraction = DEFAULT_DEDUP_THRESHOLD
+    key: Optional[Key] = None
 
 
 class RememberManyRequest(Request, Returns["list[Memory]"]):
@@ -210,7 +214,8 @@ class CheckpointRequest(Request, Returns[None]):
 
 
 class GetManyRequest(Request, Returns["list[Memory | None]"]):
-    ids: IdList
+    ids: Optional[IdList] = None
+    keys: Optional[KeyList] = None
     include_embedding: Flag = False
 
 
@@ -291,6 +296,7 @@ class AddEdgesRequest(EdgesRequest, Returns[None]):
 
 class ForgetRequest(Request, Returns[ForgetResult]):
     ids: Optional[IdList] = None
+    keys: Optional[KeyList] = None
     entity_id: Optional[Text] = None
     older_than: Optional[Micros] = None
     importance_below: Optional[Number] = None
@@ -326,6 +332,7 @@ class ListMemoriesRequest(Request, Returns[MemoryPage]):
     limit: Count = DEFAULT_LIST_PAGE
     include_superseded: Flag = False
     filter: Optional[FilterObject] = None
+    key_prefix: Optional[KeyPrefix] = None
 
 
 class CountMemoriesRequest(Request, Returns[int]):
@@ -333,6 +340,7 @@ class CountMemoriesRequest(Request, Returns[int]):
     kind: Optional[KindField] = None
     include_superseded: Flag = False
     filter: Optional[FilterObject] = None
+    key_prefix: Optional[KeyPrefix] = None
 
 
 class SubscribeRequest(Request):

@@ -40,6 +40,7 @@ class MemoryOut(Out):
     decay_score: float
     kind: str
     superseded: bool
+    key: Optional[str] = None
     embedding: Optional[list[float]]
 
 

@@ -248,6 +248,8 @@ def _selection(request: ListMemoriesRequest | CountMemoriesRequest) -> dict[str,
         params["include_superseded"] = "true"
     if request.filter is not None:
         params["filter"] = dumps(request.filter).decode()
+    if request.key_prefix is not None:
+        params["key_prefix"] = request.key_prefix
     return params
 
 

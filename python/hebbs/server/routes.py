@@ -153,11 +153,13 @@ def list_memories(
     limit: Optional[int] = None,
     include_superseded: bool = False,
     filter: Optional[str] = None,
+    key_prefix: Optional[str] = None,
     caller: Caller = READ,
 ) -> Response:
     """A page of the caller's memories, oldest first (by id, or ``entity_id``'s timeline by
     ``created_at``); pass ``next_cursor`` as ``cursor`` for the next page, null at the end.
-    ``filter`` is a filter (docs/filters.md) as JSON text."""
+    ``filter`` is a filter (docs/filters.md) as JSON text; ``key_prefix`` keeps the memories
+    whose caller key starts with it."""
     with _store(request, caller) as engine:
         given = _query(
             ListMemoriesRequest,
@@ -167,6 +169,7 @@ def list_memories(
             include_superseded=include_superseded,
             limit=limit,
             filter=_json_query(filter, "filter"),
+            key_prefix=key_prefix,
         )
         return _json(wire(engine.run(given)))
 
@@ -178,6 +181,7 @@ def count_memories(
     kind: Optional[str] = None,
     include_superseded: bool = False,
     filter: Optional[str] = None,
+    key_prefix: Optional[str] = None,
     caller: Caller = READ,
 ) -> Response:
     """How many memories the listing with the same selection holds, over every page
@@ -189,6 +193,7 @@ def count_memories(
             kind=kind,
             include_superseded=include_superseded,
             filter=_json_query(filter, "filter"),
+            key_prefix=key_prefix,
         )
         return _json({"count": engine.run(given)})
 
@@ -202,7 +207,8 @@ def remember_many(body: RememberManyRequest, request: Request, caller: Caller = 
 
 @router.post("/memories/batch", response_model=list[Optional[MemoryOut]], tags=["memories"])
 def get_many(body: GetManyRequest, request: Request, caller: Caller = READ) -> Response:
-    """The memories with ``ids`` in their order, null where one does not exist."""
+    """The memories with ``ids`` (or the memories caller ``keys`` name) in their order, null
+    where one does not exist."""
     with _store(request, caller) as engine:
         return _json(wire(engine.run(body)))
 

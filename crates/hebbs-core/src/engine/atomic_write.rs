@@ -56,8 +56,8 @@ impl AtomicWrite {
     /// Checks everything that needs no store: the items (`items[i].…`), the item edges
     /// (`item_edges[k].…`), the forget list's size and the state entries (`state[k].…`).
     /// Returns the items' embedding dimension (0 without items).
-    fn validate(&self, now: u64) -> Result<usize> {
-        let dimension = validate_inputs(&self.items, now, |i| format!("items[{i}]."))?;
+    fn validate(&self, now: u64, prefix: &dyn Fn(usize) -> String) -> Result<usize> {
+        let dimension = validate_inputs(&self.items, now, prefix)?;
         if !self.ids.is_empty() {
             if self.ids.len() != self.items.len() {
                 return Err(HebbsError::invalid(
@@ -122,15 +122,26 @@ impl Engine {
     /// `InvalidInput` naming the field at fault. Chosen ids must be new (`ids[i]`: not
     /// repeated; one stored or forgotten is a `Conflict`). An item's edge to an existing memory needs its
     /// target to exist and not be forgotten by this same write (`items[i].edges[e].target`).
+    /// An item with a caller key replaces the memory that holds it, as `remember` does.
     pub fn write_atomic(&self, write: AtomicWrite) -> Result<AtomicWriteOutput> {
+        self.commit_write(write, &|i| format!("items[{i}]."))
+    }
+
+    /// [`Engine::write_atomic`], naming item `i`'s fields after `prefix(i)` (`remember_many`
+    /// names a lone item's fields bare).
+    pub(super) fn commit_write(
+        &self,
+        write: AtomicWrite,
+        prefix: &dyn Fn(usize) -> String,
+    ) -> Result<AtomicWriteOutput> {
         self.check_open()?;
         let now = now_us();
-        let dimension = write.validate(now)?;
+        let dimension = write.validate(now, prefix)?;
         let AtomicWrite {
             items,
             ids,
             item_edges,
-            forget,
+            mut forget,
             state,
         } = write;
         let chosen = !ids.is_empty();
@@ -158,6 +169,7 @@ impl Engine {
                 }
             }
         }
+        forget.extend(self.replaced_by_keys(&items)?);
         let mut selected = Vec::new();
         let mut seen = HashSet::new();
         for id in forget {
@@ -172,7 +184,7 @@ impl Engine {
         for (i, item) in items.iter().enumerate() {
             if let Some(e) = item.edges.iter().position(|e| erased.contains(&e.target)) {
                 return Err(HebbsError::invalid(
-                    format!("items[{i}].edges[{e}].target"),
+                    format!("{}edges[{e}].target", prefix(i)),
                     format!("memory {} is forgotten by this write", item.edges[e].target),
                 ));
             }
@@ -191,7 +203,7 @@ impl Engine {
                     id: *id,
                     seq: writer.next_seq + i as u64,
                     now,
-                    prefix: &format!("items[{i}]."),
+                    prefix: &prefix(i),
                 };
                 prepared.push(self.prepare_new(&mut batch, index, input, &extra[i], slot)?);
             }

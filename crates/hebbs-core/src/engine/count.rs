@@ -1,8 +1,8 @@
 //! `count_memories`: how many memories a listing with the same selection would return, all
 //! pages together, without building them.
 //!
-//! It reads what a listing reads (the `memories` column family in id order, or the entity's
-//! prefix of `temporal`) to the end: a selection by kind or supersession only peeks at each
+//! It reads what a listing reads (the `memories` column family in id order, the entity's
+//! prefix of `temporal`, or a key prefix's entries) to the end: a selection by kind or supersession only peeks at each
 //! record's header; a filter is evaluated a batch of [`COUNT_BATCH`] records at a time, as the
 //! filtered listing and recall evaluate it.
 
@@ -27,6 +27,8 @@ pub struct CountRequest {
     pub include_superseded: bool,
     /// Only memories this filter selects (see [`crate::filter`]).
     pub filter: Option<Filter>,
+    /// Only memories whose caller key starts with this.
+    pub key_prefix: Option<String>,
 }
 
 impl CountRequest {
@@ -44,8 +46,20 @@ impl Engine {
             check_entity_id(entity, "entity_id")?;
         }
         let mut counter = Counter::new(self, request.filter.as_ref());
-        match &request.entity_id {
-            None => {
+        match (&request.key_prefix, &request.entity_id) {
+            (Some(prefix), entity) => {
+                for id in self.keyed_ids_after(prefix, None)? {
+                    if let Some(record) = self.store.record(&id)? {
+                        let in_entity = entity
+                            .as_deref()
+                            .is_none_or(|entity| record.entity_id.as_deref() == Some(entity));
+                        if in_entity && request.admits(&record.header()) {
+                            counter.add(id, || Ok(record))?;
+                        }
+                    }
+                }
+            }
+            (None, None) => {
                 for item in self.store.records_after(None) {
                     let (id, bytes) = item?;
                     if request.admits(&StoredMemory::peek_scoring_fields(&bytes)?) {
@@ -53,7 +67,7 @@ impl Engine {
                     }
                 }
             }
-            Some(entity) => {
+            (None, Some(entity)) => {
                 for item in self.store.temporal_after(entity, None) {
                     let id = item?.id;
                     if let Some(record) = self.store.record(&id)? {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{HebbsError, Result};
 use crate::memory::checks::{
-    check_content, check_context, check_edges, check_entity_id, check_unit, check_vector,
+    check_content, check_context, check_edges, check_entity_id, check_key, check_unit, check_vector,
 };
 use crate::memory::{Edge, MemoryKind, TokenVectors};
 
@@ -41,6 +41,10 @@ pub struct RememberInput {
     /// What the memory is: an episode (default) or an insight. Revisions are made by
     /// `revise` only.
     pub kind: MemoryKind,
+    /// The caller's key for the memory (at most [`crate::memory::MAX_KEY_BYTES`], any
+    /// characters): the memory the key names already, with every version of it, is forgotten
+    /// in the same write, so a key always names one memory, the newest (an upsert).
+    pub key: Option<String>,
 }
 
 impl RememberInput {
@@ -57,6 +61,7 @@ impl RememberInput {
             session_id: None,
             token_vectors: None,
             kind: MemoryKind::Episode,
+            key: None,
         }
     }
 
@@ -78,6 +83,9 @@ impl RememberInput {
         }
         if let Some(session) = &self.session_id {
             check_entity_id(session, &field("session_id"))?;
+        }
+        if let Some(key) = &self.key {
+            check_key(key, &field("key"))?;
         }
         if let Some(vectors) = &self.token_vectors {
             vectors.check(&field("token_vectors"))?;

@@ -12,6 +12,10 @@
 //! between pages. A page may hold fewer than `limit` memories, even none, while `next_cursor` is
 //! set (the filters skipped [`LIST_SCAN_MAX`] entries); the listing is complete when
 //! `next_cursor` is `None`.
+//!
+//! With a `key_prefix` it lists the memories whose caller key starts with it, still in id
+//! order: each page reads the prefix's key entries (`store::memory_keys`), sorts their ids and
+//! resumes after the cursor, so a prefix of up to about a hundred thousand keys pages cheaply.
 
 use super::{now_us, Engine};
 use crate::error::{HebbsError, Result};
@@ -44,6 +48,8 @@ pub struct ListRequest {
     /// Only memories this filter selects (see [`crate::filter`]); the others count as
     /// examined.
     pub filter: Option<Filter>,
+    /// Only memories whose caller key starts with this (`""`: every keyed memory).
+    pub key_prefix: Option<String>,
 }
 
 impl Default for ListRequest {
@@ -55,6 +61,7 @@ impl Default for ListRequest {
             limit: DEFAULT_LIST_PAGE,
             include_superseded: false,
             filter: None,
+            key_prefix: None,
         }
     }
 }
@@ -94,8 +101,26 @@ impl Engine {
     pub fn list_memories(&self, request: &ListRequest) -> Result<MemoryPage> {
         self.check_open()?;
         request.validate()?;
-        let (picked, next_cursor) = match &request.entity_id {
-            None => {
+        let (picked, next_cursor) = match (&request.key_prefix, &request.entity_id) {
+            (Some(prefix), entity) => {
+                let ids = self.keyed_ids_after(prefix, request.cursor)?;
+                let entries = ids.into_iter().map(|id| {
+                    let record = match self.store.record(&id)? {
+                        Some(record)
+                            if request.admits(&record.header())
+                                && entity.as_deref().is_none_or(|entity| {
+                                    record.entity_id.as_deref() == Some(entity)
+                                }) =>
+                        {
+                            self.selected(request, &id, record)?
+                        }
+                        _ => None,
+                    };
+                    Ok((id, record))
+                });
+                fill_page(entries, request.limit)?
+            }
+            (None, None) => {
                 let entries = self.store.records_after(request.cursor).map(|item| {
                     let (id, bytes) = item?;
                     let header = StoredMemory::peek_scoring_fields(&bytes)?;
@@ -108,7 +133,7 @@ impl Engine {
                 });
                 fill_page(entries, request.limit)?
             }
-            Some(entity) => {
+            (None, Some(entity)) => {
                 let after = match &request.cursor {
                     Some(id) => Some(self.temporal_position(entity, id)?),
                     None => None,
@@ -143,6 +168,23 @@ impl Engine {
             memories,
             next_cursor,
         })
+    }
+
+    /// The ids of the memories whose key starts with `prefix`, in id order, after `cursor`.
+    pub(super) fn keyed_ids_after(
+        &self,
+        prefix: &str,
+        cursor: Option<MemoryId>,
+    ) -> Result<Vec<MemoryId>> {
+        let mut ids: Vec<MemoryId> = self
+            .store
+            .keys_with_prefix(prefix, usize::MAX)?
+            .into_iter()
+            .map(|(_, id)| id)
+            .filter(|id| cursor.is_none_or(|cursor| *id > cursor))
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
     }
 
     /// `record` when the request's filter (if any) selects it.

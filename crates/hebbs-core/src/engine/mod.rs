@@ -17,6 +17,7 @@ mod edges;
 mod forget;
 mod health;
 pub(crate) mod input;
+mod keys;
 mod list;
 mod nearest;
 mod rebuild;
@@ -243,14 +244,18 @@ impl Engine {
     }
 
     /// Stores many memories in one atomic write and one parallel index insert; returns them in
-    /// input order. If any input is invalid nothing is stored.
+    /// input order. If any input is invalid nothing is stored. An input with a caller key
+    /// replaces the memory that holds it (see [`RememberInput::key`]) in the same write.
     pub fn remember_many(&self, inputs: Vec<RememberInput>) -> Result<Vec<Memory>> {
         self.check_open()?;
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let now = now_us();
         let many = inputs.len() > 1;
+        let write = AtomicWrite {
+            items: inputs,
+            ..AtomicWrite::default()
+        };
         let prefix = |i: usize| {
             if many {
                 format!("items[{i}].")
@@ -258,25 +263,7 @@ impl Engine {
                 String::new()
             }
         };
-        let dimension = validate_inputs(&inputs, now, prefix)?;
-        let mut writer = self.writer.lock();
-        let index = self.index_for(dimension)?;
-        let mut batch = self.store.batch();
-        let mut prepared = Vec::with_capacity(inputs.len());
-        for (i, input) in inputs.into_iter().enumerate() {
-            let slot = NewSlot {
-                id: MemoryId::new(),
-                seq: writer.next_seq + i as u64,
-                now,
-                prefix: &prefix(i),
-            };
-            prepared.push(self.prepare_new(&mut batch, &index, input, &[], slot)?);
-        }
-        self.commit_new(&mut writer, batch, &index, &prepared)?;
-        self.publish_new(&prepared, now);
-        self.checkpoint_if_due(&mut writer, &index)?;
-        drop(writer);
-        Ok(assemble_new(prepared, now))
+        Ok(self.commit_write(write, &prefix)?.memories)
     }
 
     /// Queues the new memory `slot.id` from `input` (plus `extra` edges, to memories of the
@@ -318,6 +305,7 @@ impl Engine {
         normalize(&mut vector);
         let created_at = input.created_at.unwrap_or(now);
         let record = StoredMemory {
+            key: input.key,
             kind: input.kind,
             importance: input.importance,
             created_at,
@@ -705,6 +693,7 @@ fn validate_inputs(
     for (i, input) in inputs.iter().enumerate() {
         input.validate(&prefix(i), now)?;
     }
+    keys::check_unique_keys(inputs.iter().map(|input| &input.key), &prefix)?;
     let first_dimension = inputs.first().map_or(0, |input| input.embedding.len());
     if let Some(i) = inputs
         .iter()

@@ -5,11 +5,12 @@
 //! memory they join exists. Restored memories are indexed like new ones but are not pushed to
 //! subscriptions: they are not new events.
 
+use super::keys::check_keys_free;
 use super::Engine;
 use crate::error::{HebbsError, Result};
 use crate::index::vector::normalize;
 use crate::memory::checks::{
-    check_content, check_context, check_entity_id, check_unit, check_vector,
+    check_content, check_context, check_entity_id, check_key, check_unit, check_vector,
 };
 use crate::memory::{MemoryId, StoredMemory, TokenVectors, Tombstone};
 use crate::store::{AccessStats, ConversationTurn};
@@ -54,6 +55,9 @@ impl RestoreInput {
         if let Some(turn) = &self.conversation {
             check_entity_id(&turn.session_id, &field("session_id"))?;
         }
+        if let Some(key) = &self.record.key {
+            check_key(key, &field("key"))?;
+        }
         if let Some(vectors) = &self.token_vectors {
             vectors.check(&field("token_vectors"))?;
         }
@@ -72,7 +76,8 @@ impl Engine {
     /// batch in one parallel insert). Every input is
     /// checked first (fields as `remember` checks them, `items[i].` before the name); an id
     /// twice in `inputs` is `InvalidInput` and an id the store holds already is `Conflict`,
-    /// both naming `items[i].id`. If any input is refused nothing is stored.
+    /// both naming `items[i].id`; the same for a caller key (`items[i].key`): a restore never
+    /// replaces a memory. If any input is refused nothing is stored.
     pub fn restore_many(&self, inputs: Vec<RestoreInput>) -> Result<()> {
         self.check_open()?;
         let Some(first) = inputs.first() else {
@@ -118,6 +123,7 @@ impl Engine {
                 ));
             }
         }
+        check_keys_free(&self.store, inputs.iter().map(|input| &input.record.key))?;
         let mut batch = self.store.batch();
         let mut prepared = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.into_iter().enumerate() {

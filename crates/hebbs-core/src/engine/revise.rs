@@ -2,7 +2,8 @@
 //! old one: it inherits every field the caller does not change, holds a `revised_from` edge to
 //! the old memory, and the old record is rewritten with its superseded flag, all in one write
 //! batch. The revision takes the old memory's place in its conversation (`session_id` order),
-//! so the re-rank stage reads it among the same neighbours. Recall skips superseded memories
+//! so the re-rank stage reads it among the same neighbours, and its caller key (the key then
+//! names the newest version; the old record keeps none). Recall skips superseded memories
 //! unless the request includes them; `lineage` walks the `revised_from` chain both ways.
 
 use std::collections::HashSet;
@@ -142,6 +143,7 @@ impl Engine {
             content: input.content.unwrap_or_else(|| old.content.clone()),
             context: input.context.unwrap_or_else(|| old.context.clone()),
             superseded: false,
+            key: old.key.clone(),
         };
         let new_id = MemoryId::new();
         let mut batch = self.store.batch();
@@ -156,6 +158,7 @@ impl Engine {
             &StoredMemory {
                 superseded: true,
                 updated_at: now,
+                key: None,
                 ..old
             },
         );
@@ -188,6 +191,14 @@ impl Engine {
         if !self.store.contains(id)? {
             return Err(HebbsError::NotFound { id: id.to_hex() });
         }
+        self.lineage_ids(id)?
+            .iter()
+            .map(|id| self.get(id, false))
+            .collect()
+    }
+
+    /// The ids of [`Engine::lineage`], oldest first.
+    pub(super) fn lineage_ids(&self, id: &MemoryId) -> Result<Vec<MemoryId>> {
         let mut seen = HashSet::from([*id]);
         let mut older = Vec::new();
         let mut at = *id;
@@ -208,7 +219,7 @@ impl Engine {
             chain.push(next);
             at = next;
         }
-        chain.iter().map(|id| self.get(id, false)).collect()
+        Ok(chain)
     }
 
     /// The memory `id` was revised from (`back`) or the newest revision of it.

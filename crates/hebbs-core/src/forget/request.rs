@@ -2,7 +2,7 @@
 
 use crate::error::{HebbsError, Result};
 use crate::filter::Filter;
-use crate::memory::checks::{check_entity_id, check_unit};
+use crate::memory::checks::{check_entity_id, check_key, check_unit};
 use crate::memory::{MemoryId, MemoryKind};
 
 /// Memories one `forget` call erases when the request does not say (insights that cascade
@@ -16,6 +16,9 @@ pub const MAX_FORGET_LIMIT: usize = 1_000_000;
 pub struct ForgetRequest {
     /// These memories (unknown ids are skipped, not an error).
     pub ids: Option<Vec<MemoryId>>,
+    /// The memories these caller keys name, each with every version of it (unknown keys are
+    /// skipped).
+    pub keys: Option<Vec<String>>,
     /// Memories of this entity: without other selectors, an erasure of everything about it.
     pub entity_id: Option<String>,
     /// Memories created strictly before this time, microseconds since the epoch.
@@ -38,6 +41,7 @@ impl Default for ForgetRequest {
     fn default() -> Self {
         Self {
             ids: None,
+            keys: None,
             entity_id: None,
             older_than_us: None,
             importance_below: None,
@@ -69,6 +73,7 @@ impl ForgetRequest {
     /// Checks every field; errors name the field.
     pub fn validate(&self) -> Result<()> {
         if self.ids.is_none()
+            && self.keys.is_none()
             && self.entity_id.is_none()
             && self.older_than_us.is_none()
             && self.importance_below.is_none()
@@ -77,7 +82,7 @@ impl ForgetRequest {
         {
             return Err(HebbsError::invalid(
                 "ids",
-                "give ids, entity_id, older_than, importance_below, kind or filter \
+                "give ids, keys, entity_id, older_than, importance_below, kind or filter \
                  (forgetting everything needs an explicit criterion)",
             ));
         }
@@ -89,6 +94,20 @@ impl ForgetRequest {
                 ));
             }
         }
+        if let Some(keys) = &self.keys {
+            if keys.len() > MAX_FORGET_LIMIT {
+                return Err(HebbsError::invalid(
+                    "keys",
+                    format!(
+                        "{} keys exceeds the limit of {MAX_FORGET_LIMIT}",
+                        keys.len()
+                    ),
+                ));
+            }
+            for (i, key) in keys.iter().enumerate() {
+                check_key(key, &format!("keys[{i}]"))?;
+            }
+        }
         if let Some(entity) = &self.entity_id {
             check_entity_id(entity, "entity_id")?;
         }
@@ -98,7 +117,7 @@ impl ForgetRequest {
         check_limit(self.limit, "limit")
     }
 
-    /// Whether a memory's fields satisfy the criteria other than `ids`.
+    /// Whether a memory's fields satisfy the criteria other than `ids` and `keys`.
     pub(crate) fn matches(
         &self,
         entity: Option<&str>,

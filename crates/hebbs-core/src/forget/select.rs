@@ -1,5 +1,5 @@
-//! Selecting the memories a forget erases, at most `limit` of them, streaming: by ids (each
-//! read once), by entity (a scan of the entity's `temporal` range, oldest first, bounded by
+//! Selecting the memories a forget erases, at most `limit` of them, streaming: by ids or caller
+//! keys (each read once), by entity (a scan of the entity's `temporal` range, oldest first, bounded by
 //! `older_than`), by a selective filter (the memories its plan finds, `filter/plan.rs`), by
 //! criteria alone (a scan of the `memories` headers in creation order), or by decay score. A
 //! filter is checked on every record selected. Memory use is bounded by `limit`; the scan stops at the first match past it,
@@ -41,9 +41,23 @@ impl Selection {
 
 /// The memories a validated `request` selects.
 pub(crate) fn select(store: &Store, request: &ForgetRequest) -> Result<Selection> {
-    if let Some(ids) = &request.ids {
+    let keyed = match &request.keys {
+        Some(keys) => Some(store.keyed_versions(keys)?),
+        None => None,
+    };
+    let listed = match (&request.ids, keyed) {
+        (Some(ids), Some(keyed)) => Some(
+            ids.iter()
+                .copied()
+                .filter(|id| keyed.contains(id))
+                .collect(),
+        ),
+        (Some(ids), None) => Some(ids.clone()),
+        (None, keyed) => keyed,
+    };
+    if let Some(ids) = listed {
         let mut seen = HashSet::with_capacity(ids.len());
-        let unique: Vec<MemoryId> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
+        let unique: Vec<MemoryId> = ids.into_iter().filter(|id| seen.insert(*id)).collect();
         return select_from(store, request, &unique);
     }
     if let Some(entity) = &request.entity_id {

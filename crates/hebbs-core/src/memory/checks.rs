@@ -1,12 +1,12 @@
 //! The checks of the values a memory is made of, each error naming its field: content,
-//! context, entity ids, vectors, edges and 0..=1 numbers. Every layer that takes them (the
+//! context, entity ids, caller keys, vectors, edges and 0..=1 numbers. Every layer that takes them (the
 //! engine's writes, the recall, forget and subscribe requests) checks them here.
 
 use serde_json::{Map, Value};
 
 use super::{
     Edge, MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES,
-    MAX_VECTOR_DIMENSION,
+    MAX_KEY_BYTES, MAX_VECTOR_DIMENSION,
 };
 use crate::error::{HebbsError, Result};
 
@@ -86,6 +86,20 @@ pub(crate) fn check_entity_id(entity: &str, field: &str) -> Result<()> {
         return Err(HebbsError::invalid(
             field,
             "must not contain control characters",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a caller key: not empty, at most [`MAX_KEY_BYTES`]; any characters.
+pub(crate) fn check_key(key: &str, field: &str) -> Result<()> {
+    if key.is_empty() {
+        return Err(HebbsError::invalid(field, "must not be empty"));
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(HebbsError::invalid(
+            field,
+            format!("{} bytes exceeds the limit of {MAX_KEY_BYTES}", key.len()),
         ));
     }
     Ok(())

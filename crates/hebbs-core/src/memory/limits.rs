@@ -10,3 +10,5 @@ pub const MAX_ENTITY_ID_BYTES: usize = 256;
 pub const MAX_EDGES_PER_MEMORY: usize = 256;
 /// Largest accepted embedding dimension.
 pub const MAX_VECTOR_DIMENSION: usize = 4096;
+/// Largest accepted caller key, in UTF-8 bytes.
+pub const MAX_KEY_BYTES: usize = 1024;

@@ -15,7 +15,7 @@ pub use edge::{Edge, EdgeType, DEFAULT_EDGE_CONFIDENCE};
 pub use id::{IdMap, IdSet, MemoryId};
 pub use kind::MemoryKind;
 pub use limits::{
-    MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES,
+    MAX_CONTENT_BYTES, MAX_CONTEXT_BYTES, MAX_EDGES_PER_MEMORY, MAX_ENTITY_ID_BYTES, MAX_KEY_BYTES,
     MAX_VECTOR_DIMENSION,
 };
 pub use record::{Memory, RecordHeader, StoredMemory};

@@ -9,7 +9,8 @@
 //!  has_entity u8 | [entity_len u32 | entity] | content_len u32 | content | context_len u32 | context JSON`
 //!
 //! Version 1 records (written before revisions existed) have no `flags` byte and decode with
-//! every flag clear. Flags: bit 0 = superseded by a revision.
+//! every flag clear. Flags: bit 0 = superseded by a revision; bit 1 = keyed, when
+//! `key_len u32 | key` (the caller's key) follows the context.
 
 use serde_json::{Map, Value};
 
@@ -23,6 +24,8 @@ const RECORD_VERSION: u8 = 2;
 const RECORD_VERSION_NO_FLAGS: u8 = 1;
 /// Flag bit: a revision supersedes this memory.
 const FLAG_SUPERSEDED: u8 = 0b1;
+/// Flag bit: the record ends with the caller's key.
+const FLAG_KEYED: u8 = 0b10;
 
 /// The fixed-size header of a record, read without decoding text or context: what ranking and
 /// forgetting need per candidate.
@@ -65,6 +68,8 @@ pub struct Memory {
     pub kind: MemoryKind,
     /// Whether a revision supersedes it (recall returns it only when asked to).
     pub superseded: bool,
+    /// The key the caller stored it under, if any (see [`crate::engine::RememberInput::key`]).
+    pub key: Option<String>,
     /// The embedding, only when asked for.
     pub embedding: Option<Vec<f32>>,
 }
@@ -99,6 +104,7 @@ impl Memory {
             access_count,
             kind: stored.kind,
             superseded: stored.superseded,
+            key: stored.key,
             embedding,
         }
     }
@@ -135,6 +141,8 @@ pub struct StoredMemory {
     pub context: Map<String, Value>,
     /// Whether a revision supersedes this memory.
     pub superseded: bool,
+    /// The caller's key.
+    pub key: Option<String>,
 }
 
 impl StoredMemory {
@@ -156,11 +164,20 @@ impl StoredMemory {
             serde_json::to_vec(&self.context).expect("a JSON map always serialises")
         };
         let entity_len = self.entity_id.as_ref().map_or(0, String::len);
-        let mut out =
-            Vec::with_capacity(35 + entity_len + 4 + self.content.len() + 4 + context.len());
+        let key_len = self.key.as_ref().map_or(0, |key| 4 + key.len());
+        let mut out = Vec::with_capacity(
+            35 + entity_len + 4 + self.content.len() + 4 + context.len() + key_len,
+        );
+        let mut flags = 0;
+        if self.superseded {
+            flags |= FLAG_SUPERSEDED;
+        }
+        if self.key.is_some() {
+            flags |= FLAG_KEYED;
+        }
         out.push(RECORD_VERSION);
         out.push(self.kind.code());
-        out.push(if self.superseded { FLAG_SUPERSEDED } else { 0 });
+        out.push(flags);
         out.extend_from_slice(&self.importance.to_le_bytes());
         out.extend_from_slice(&self.created_at.to_le_bytes());
         out.extend_from_slice(&self.updated_at.to_le_bytes());
@@ -173,6 +190,9 @@ impl StoredMemory {
         }
         put_bytes(&mut out, self.content.as_bytes());
         put_bytes(&mut out, &context);
+        if let Some(key) = &self.key {
+            put_bytes(&mut out, key.as_bytes());
+        }
         out
     }
 
@@ -185,7 +205,7 @@ impl StoredMemory {
     /// Parses a record written by [`StoredMemory::encode`].
     pub fn decode(bytes: &[u8]) -> Result<Self> {
         let mut reader = Reader::new(bytes, "memory record");
-        let header = read_header(&mut reader)?;
+        let (header, flags) = read_header_and_flags(&mut reader)?;
         let updated_at = u64::from_le_bytes(reader.array()?);
         let entity_id = match reader.u8()? {
             0 => None,
@@ -199,6 +219,11 @@ impl StoredMemory {
             serde_json::from_slice(context_bytes)
                 .map_err(|e| HebbsError::corrupt("memory record", format!("context: {e}")))?
         };
+        let key = if flags & FLAG_KEYED != 0 {
+            Some(reader.string()?)
+        } else {
+            None
+        };
         Ok(Self {
             kind: header.kind,
             importance: header.importance,
@@ -208,12 +233,18 @@ impl StoredMemory {
             content,
             context,
             superseded: header.superseded,
+            key,
         })
     }
 }
 
 /// Reads the version, kind, flags, importance and creation time.
 fn read_header(reader: &mut Reader<'_>) -> Result<RecordHeader> {
+    Ok(read_header_and_flags(reader)?.0)
+}
+
+/// [`read_header`], with the flags byte (0 in a version 1 record).
+fn read_header_and_flags(reader: &mut Reader<'_>) -> Result<(RecordHeader, u8)> {
     let flags = match reader.u8()? {
         RECORD_VERSION => None,
         RECORD_VERSION_NO_FLAGS => Some(0),
@@ -239,12 +270,13 @@ fn read_header(reader: &mut Reader<'_>) -> Result<RecordHeader> {
             format!("importance {importance} is outside 0..=1"),
         ));
     }
-    Ok(RecordHeader {
+    let header = RecordHeader {
         kind,
         importance,
         created_at: u64::from_le_bytes(reader.array()?),
         superseded: flags & FLAG_SUPERSEDED != 0,
-    })
+    };
+    Ok((header, flags))
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -271,6 +303,7 @@ mod tests {
             value in any::<i64>(),
             kind_index in 0usize..5,
             superseded in any::<bool>(),
+            caller_key in proptest::option::of(".{1,40}"),
         ) {
             let mut context = Map::new();
             context.insert(key, Value::from(value));
@@ -283,6 +316,7 @@ mod tests {
                 content,
                 context,
                 superseded,
+                key: caller_key,
             };
             let bytes = record.encode();
             prop_assert_eq!(
@@ -309,6 +343,7 @@ mod tests {
             content: "hello".into(),
             context: Map::new(),
             superseded: false,
+            key: None,
         };
         let bytes = record.encode();
         assert!(matches!(
@@ -328,6 +363,7 @@ mod tests {
             content: "written before revisions".into(),
             context: Map::new(),
             superseded: false,
+            key: None,
         };
         let mut bytes = record.encode();
         bytes.remove(2);

@@ -1,5 +1,6 @@
 //! One atomic write: every column family touched by an operation goes into one `WriteBatch`.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use rocksdb::WriteBatch;
@@ -27,6 +28,8 @@ pub struct StoreBatch<'a> {
     pub(super) created: Vec<(MemoryId, Arc<StoredMemory>, usize)>,
     /// Memories this batch deletes.
     pub(super) erased: Vec<MemoryId>,
+    /// Caller keys this batch points at a memory (`memory_keys.rs`).
+    pub(super) claimed_keys: HashSet<String>,
 }
 
 impl<'a> StoreBatch<'a> {
@@ -38,11 +41,12 @@ impl<'a> StoreBatch<'a> {
             rewritten: Vec::new(),
             created: Vec::new(),
             erased: Vec::new(),
+            claimed_keys: HashSet::new(),
         }
     }
 
-    /// Adds a new memory: its record, vector, temporal entry, edges in both directions and the
-    /// changelog entry `seq`.
+    /// Adds a new memory: its record, vector, temporal entry, caller key, edges in both
+    /// directions and the changelog entry `seq`.
     pub fn put_memory(
         &mut self,
         id: &MemoryId,
@@ -66,6 +70,9 @@ impl<'a> StoreBatch<'a> {
         };
         self.batch.put_cf(store.cf(TEMPORAL), temporal.encode(), []);
         self.put_context_values(id, record);
+        if let Some(key) = &record.key {
+            self.claim_key(key, id);
+        }
         for edge in edges {
             self.put_edge(id, edge);
         }

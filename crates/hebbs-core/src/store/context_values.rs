@@ -377,6 +377,7 @@ mod tests {
             content: "a".into(),
             context,
             superseded: false,
+            key: None,
         };
         let paths: Vec<String> = entries(&record)
             .iter()

@@ -1,5 +1,5 @@
-//! The deletes of `forget`: a memory's record, vector, temporal key, access counter and token
-//! vectors, its edges in both directions, and the changelog entry that tells the vector index
+//! The deletes of `forget`: a memory's record, vector, temporal key, caller key, access counter
+//! and token vectors, its edges in both directions, and the changelog entry that tells the vector index
 //! to drop it. Every delete widens the batch's touched ranges, which a purge compacts afterwards.
 
 use super::batch::StoreBatch;
@@ -14,7 +14,7 @@ use crate::memory::{EdgeType, MemoryId, StoredMemory};
 
 impl StoreBatch<'_> {
     /// Deletes memory `id` (whose record is `record`) from `memories`, `vectors`, `temporal`,
-    /// `access`, `token_vectors` and `conversations`, and logs the delete at changelog sequence `seq`. Its edges
+    /// `access`, `token_vectors`, `conversations` and its caller key, and logs the delete at changelog sequence `seq`. Its edges
     /// are deleted separately with [`StoreBatch::delete_edge`]. Its place in a conversation
     /// goes too (read from the store, hence the `Result`).
     pub fn delete_memory(&mut self, id: &MemoryId, record: &StoredMemory, seq: u64) -> Result<()> {
@@ -32,6 +32,9 @@ impl StoreBatch<'_> {
         self.delete(TEMPORAL, &temporal);
         self.delete_context_values(id, record);
         self.delete_conversation_turn(id)?;
+        if let Some(key) = &record.key {
+            self.release_key(key, id)?;
+        }
         let entry = ChangelogEntry {
             seq,
             op: ChangeOp::Delete,

@@ -12,6 +12,7 @@ mod erase;
 mod hot;
 mod keys;
 mod lookup_cache;
+mod memory_keys;
 mod purge;
 mod record_cache;
 mod runs;

@@ -109,6 +109,7 @@ mod tests {
             content: content.to_owned(),
             context: serde_json::Map::new(),
             superseded: false,
+            key: None,
         })
     }
 

@@ -374,6 +374,7 @@ proptest! {
         kind in proptest::option::of(0usize..3),
         include_superseded in any::<bool>(),
         limit in 1usize..6,
+        key_prefix in proptest::option::of(prop_oneof![Just(""), Just("k0/"), Just("k1")]),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let engine = open(dir.path());
@@ -386,7 +387,10 @@ proptest! {
                     let name = e.map(|e| format!("e{e}"));
                     let mut input = input("m", rng.vector(DIM), name.as_deref(), Some(start + u64::from(t)));
                     if insight { input.kind = MemoryKind::Insight; }
+                    // Every third memory is keyed, and keys repeat: a repeat replaces.
+                    input.key = (t % 3 == 0).then(|| format!("k{}/{}", t % 2, t % 7));
                     ids.push(engine.remember(input).unwrap().id);
+                    ids.retain(|other| engine.get(other, false).is_ok());
                 }
                 Op::Revise(n) if !ids.is_empty() => {
                     let id = ids[n % ids.len()];
@@ -409,6 +413,7 @@ proptest! {
             limit,
             include_superseded,
             filter: None,
+            key_prefix: key_prefix.map(str::to_owned),
         };
         let mut naive: Vec<Memory> = ids
             .iter()
@@ -416,8 +421,9 @@ proptest! {
             .filter(|m| request.entity_id.is_none() || m.entity_id == request.entity_id)
             .filter(|m| request.kind.is_none_or(|kind| m.kind == kind))
             .filter(|m| include_superseded || !m.superseded)
+            .filter(|m| key_prefix.is_none_or(|prefix| m.key.as_deref().is_some_and(|key| key.starts_with(prefix))))
             .collect();
-        if request.entity_id.is_some() {
+        if request.entity_id.is_some() && key_prefix.is_none() {
             naive.sort_by_key(|m| (m.created_at, m.id));
         } else {
             naive.sort_by_key(|m| m.id);
@@ -430,6 +436,7 @@ proptest! {
             kind: request.kind,
             include_superseded,
             filter: None,
+            key_prefix: request.key_prefix.clone(),
         }).unwrap();
         prop_assert_eq!(counted, naive.len() as u64);
     }

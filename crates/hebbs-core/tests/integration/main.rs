@@ -2,6 +2,7 @@
 
 mod access_counts;
 mod atomic_write;
+mod caller_keys;
 mod checkpoint_corruption;
 mod common;
 mod composite_order;

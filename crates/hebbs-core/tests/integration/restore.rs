@@ -27,6 +27,7 @@ fn restored(rng: &mut Rng, content: &str, access_count: u64) -> RestoreInput {
                 .unwrap()
                 .clone(),
             superseded: true,
+            key: None,
         },
         embedding: normalized(rng.vector(DIM)),
         access: AccessStats {
