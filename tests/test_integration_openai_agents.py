@@ -47,6 +47,7 @@ from hebbs.integrations.openai_agents import (
     RECALL_TOOL_NAME,
     HebbsSession,
     item_text,
+    session_key_prefix,
 )
 from remote import Store
 
@@ -238,6 +239,8 @@ async def test_an_item_is_its_memory_context_and_its_text_the_content(mem: Hebbs
     memories = mem.list_memories().memories
     assert [m.context for m in memories] == ITEMS
     assert {m.entity_id for m in memories} == {"ada"}
+    assert all(m.key.startswith(session_key_prefix("s")) for m in memories)
+    assert len({m.key for m in memories}) == len(ITEMS)
     assert [m.content for m in memories] == [
         "My name is Ada and I live in Lisbon.",
         "Nice to meet you, Ada.",
@@ -298,3 +301,19 @@ async def test_it_is_a_session_and_a_too_large_item_is_refused_whole(mem: Hebbs)
         await session.add_items([ITEMS[0], too_large])
     assert raised.value.field == "items[1].context"
     assert await session.get_items() == []
+
+
+async def test_its_items_are_its_keys_only(store: Store) -> None:
+    """Sessions whose ids extend one another stay apart; a memory remembered with the same hebbs
+    session_id by another tool is not an item, and clear_session leaves it."""
+    sessions = {sid: HebbsSession(store, sid) for sid in ("a", "a/b", "a%2Fb", "a/")}
+    for n, session in enumerate(sessions.values()):
+        await session.add_items([ITEMS[n]])
+    note = store.remember("A note another tool wrote in conversation a", session_id="a")
+    for n, session in enumerate(sessions.values()):
+        assert await session.get_items() == [ITEMS[n]]
+    await sessions["a"].clear_session()
+    assert await sessions["a"].get_items() == []
+    assert store.get(note.id).content == note.content
+    assert await sessions["a/b"].pop_item() == ITEMS[1]
+    assert await sessions["a%2Fb"].get_items() == [ITEMS[2]]

@@ -4,10 +4,12 @@
 ``get_items``, ``add_items``, ``pop_item``, ``clear_session``), so ``Runner.run(agent, input,
 session=HebbsSession(store, "conversation-1"))`` keeps the conversation in a hebbs store as it
 would in the SDK's ``SQLiteSession``. Each item is one memory of the hebbs session
-``session_id``, in the order added: its ``context`` is the item itself (the JSON object the SDK
-hands in, every value and JSON type kept), its ``content`` the item's text, so the
-conversation is also searchable by recall, across sessions: :meth:`HebbsSession.recall` and
-the agent tool :meth:`HebbsSession.recall_tool`.
+``session_id``, in the order added, under a caller key of the session's prefix
+(:func:`session_key_prefix`), which lists the conversation without reading the rest of the
+store: its ``context`` is the item itself (the JSON object the SDK hands in, every value and
+JSON type kept), its ``content`` the item's text, so the conversation is also searchable by
+recall, across sessions: :meth:`HebbsSession.recall` and the agent tool
+:meth:`HebbsSession.recall_tool`.
 
 The store is a :class:`hebbs.Hebbs` or any object with its operations (a
 :class:`hebbs.HebbsClient`); its calls run in a worker thread, as ``SQLiteSession``'s do.
@@ -19,8 +21,10 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import uuid
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 from agents import FunctionTool, function_tool
 from agents.items import TResponseInputItem
@@ -35,6 +39,10 @@ from hebbs._native import (
 )
 from hebbs.api.operations import Operations
 from hebbs.integrations._text import content_text
+
+#: What the caller key of every item starts with: then the session id, percent-encoded (so
+#: that no session's prefix starts another's), a ``/`` and a random hex token.
+KEY_PREFIX = "openai-agents/"
 
 #: The name of the tool :meth:`HebbsSession.recall_tool` makes.
 RECALL_TOOL_NAME = "recall_past_conversations"
@@ -60,8 +68,9 @@ class HebbsSession:
     scoped to them) and ``importance``. ``session_settings`` holds the default ``limit`` of
     :meth:`get_items`, as in ``SQLiteSession``.
 
-    The hebbs session belongs to this conversation: every memory remembered with its
-    ``session_id`` is one of its items.
+    Its items are the memories under its caller keys (:func:`session_key_prefix`): other
+    memories remembered with the same hebbs ``session_id`` are not items, nor touched by
+    :meth:`clear_session`.
     """
 
     session_settings: SessionSettings | None = None
@@ -84,6 +93,7 @@ class HebbsSession:
             if isinstance(session_settings, Mapping)
             else session_settings or SessionSettings()
         )
+        self._key_prefix = session_key_prefix(session_id)
         # pop_item reads the last item, then forgets it: one at a time per session object.
         self._pop_lock = threading.Lock()
 
@@ -108,6 +118,7 @@ class HebbsSession:
                 "content": item_text(item),
                 "context": item,
                 "session_id": self.session_id,
+                "key": self._key_prefix + uuid.uuid4().hex,
                 "entity_id": self.entity_id,
                 "importance": self.importance,
             }
@@ -148,16 +159,14 @@ class HebbsSession:
             description_override=RECALL_TOOL_DESCRIPTION,
         )
 
-    def _filter(self) -> dict[str, Any]:
-        return {"session_id": self.session_id}
-
     def _memories(self) -> list[Memory]:
-        """Every memory of the conversation, in the order remembered."""
+        """Every item's memory, in the order remembered (the listing of the session's key
+        prefix is in id order, and ids are in the order memories were stored)."""
         found: list[Memory] = []
         cursor: bytes | None = None
         while True:
             page = self.store.list_memories(
-                filter=self._filter(), cursor=cursor, limit=MAX_LIST_PAGE
+                key_prefix=self._key_prefix, cursor=cursor, limit=MAX_LIST_PAGE
             )
             found.extend(page.memories)
             cursor = page.next_cursor
@@ -176,8 +185,10 @@ class HebbsSession:
                     return _item(latest)
 
     def _clear(self) -> None:
-        while self.store.forget(filter=self._filter()).truncated:
-            pass
+        while memories := self._memories():
+            for start in range(0, len(memories), MAX_LIST_PAGE):
+                chunk = memories[start : start + MAX_LIST_PAGE]
+                self.store.forget(ids=[memory.id for memory in chunk])
 
     def _recall(self, query: str, top_k: int, this_session: bool) -> list[Memory]:
         # Conversation turns only (memories remembered in a session), of the others by default.
@@ -188,6 +199,11 @@ class HebbsSession:
             query, top_k=top_k, entity_id=self.entity_id, filter={"session_id": scope}
         )
         return [result.memory for result in output.results]
+
+
+def session_key_prefix(session_id: str) -> str:
+    """What the caller keys of session ``session_id``'s items start with."""
+    return f"{KEY_PREFIX}{quote(session_id, safe='')}/"
 
 
 def item_text(item: Mapping[str, Any]) -> str:
