@@ -22,16 +22,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from autogen_core import CancellationToken, Component  # type: ignore[import-not-found]
-from autogen_core.memory import (  # type: ignore[import-not-found]
+from autogen_core import CancellationToken, Component
+from autogen_core.memory import (
     Memory,
     MemoryContent,
     MemoryMimeType,
     MemoryQueryResult,
     UpdateContextResult,
 )
-from autogen_core.model_context import ChatCompletionContext  # type: ignore[import-not-found]
-from autogen_core.models import SystemMessage  # type: ignore[import-not-found]
+from autogen_core.model_context import ChatCompletionContext
+from autogen_core.models import SystemMessage
 from pydantic import BaseModel
 
 from hebbs._native import DEFAULT_IMPORTANCE, DEFAULT_TOP_K

@@ -28,8 +28,8 @@ class HebbsByteStore(BaseStore[str, bytes]):
 
     ``namespace`` (no ``/``) separates byte stores sharing one database. A key is any
     non-empty string; the engine bounds the name it is stored under (namespace, key and
-    ``STATE_PREFIX``) to ``MAX_STATE_NAME_BYTES`` UTF-8 bytes and a value to ``MAX_STATE_VALUE_BYTES``.
-    ``mset`` checks every pair, then writes them one by one, not as one atomic batch.
+    ``STATE_PREFIX``) to ``MAX_STATE_NAME_BYTES`` UTF-8 bytes and a value to
+    ``MAX_STATE_VALUE_BYTES``. ``mset`` checks every pair, then writes them in one atomic batch.
     """
 
     def __init__(self, store: Hebbs, namespace: str = DEFAULT_NAMESPACE) -> None:
