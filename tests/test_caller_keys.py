@@ -75,6 +75,11 @@ def test_many_keys_list_count_and_forget(store: Any) -> None:
             lambda s: s.remember_many([{"content": "x", "key": "d"}, {"content": "y", "key": "d"}]),
             "items[1].key",
         ),
+        (lambda s: s.remember_many([{"content": "x", "key": ""}]), "items[0].key"),
+        (
+            lambda s: s.remember_many([{"content": "x", "context": {"n": float("nan")}}]),
+            "items[0].context",
+        ),
         (lambda s: s.get_many(keys=["ok", ""]), "keys[1]"),
         (lambda s: s.get_many(), "ids"),
         (lambda s: s.forget(keys=[""]), "keys[0]"),

@@ -239,31 +239,33 @@ impl Engine {
 
     /// Stores one memory and returns it.
     pub fn remember(&self, input: RememberInput) -> Result<Memory> {
-        let mut memories = self.remember_many(vec![input])?;
+        let mut memories = self.remember_with(vec![input], &|_| String::new())?;
         Ok(memories.remove(0))
     }
 
     /// Stores many memories in one atomic write and one parallel index insert; returns them in
-    /// input order. If any input is invalid nothing is stored. An input with a caller key
-    /// replaces the memory that holds it (see [`RememberInput::key`]) in the same write.
+    /// input order. If any input is invalid nothing is stored, and the error names its field
+    /// as `items[i].<field>`. An input with a caller key replaces the memory that holds it
+    /// (see [`RememberInput::key`]) in the same write.
     pub fn remember_many(&self, inputs: Vec<RememberInput>) -> Result<Vec<Memory>> {
+        self.remember_with(inputs, &|i| format!("items[{i}]."))
+    }
+
+    /// `remember_many`, naming input `i`'s fields after `prefix(i)`.
+    fn remember_with(
+        &self,
+        inputs: Vec<RememberInput>,
+        prefix: &dyn Fn(usize) -> String,
+    ) -> Result<Vec<Memory>> {
         self.check_open()?;
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let many = inputs.len() > 1;
         let write = AtomicWrite {
             items: inputs,
             ..AtomicWrite::default()
         };
-        let prefix = |i: usize| {
-            if many {
-                format!("items[{i}].")
-            } else {
-                String::new()
-            }
-        };
-        Ok(self.commit_write(write, &prefix)?.memories)
+        Ok(self.commit_write(write, prefix)?.memories)
     }
 
     /// Queues the new memory `slot.id` from `input` (plus `extra` edges, to memories of the

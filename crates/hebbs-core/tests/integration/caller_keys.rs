@@ -166,6 +166,11 @@ fn keys_are_checked_and_a_refused_write_changes_nothing() {
         field_of(engine.remember(keyed("x", "", &mut rng)).unwrap_err()),
         "key"
     );
+    let alone = vec![keyed("x", "", &mut rng)];
+    assert_eq!(
+        field_of(engine.remember_many(alone).unwrap_err()),
+        "items[0].key"
+    );
     let long = "k".repeat(hebbs_core::memory::MAX_KEY_BYTES + 1);
     assert_eq!(
         field_of(engine.remember(keyed("x", &long, &mut rng)).unwrap_err()),
