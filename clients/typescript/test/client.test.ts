@@ -200,6 +200,26 @@ describe('listings', () => {
     await rejectsNaming(client.countMemories({ entityId: '' }), 'entityId', 'entity_id');
   });
 
+  test('a key names the newest memory: getByKeys, keyPrefix and forget by keys', async () => {
+    const first = await client.remember({ content: 'the first draft', key: 'ts/doc/1' });
+    assert.equal(first.key, 'ts/doc/1');
+    const second = await client.remember({ content: 'the second draft', key: 'ts/doc/1' });
+    await client.remember({ content: 'another document', key: 'ts/doc/2' });
+    const [found, missing] = await client.getByKeys(['ts/doc/1', 'ts/none']);
+    assert.equal(found?.id.toString('hex'), second.id.toString('hex'));
+    assert.equal(found?.content, 'the second draft');
+    assert.equal(missing, undefined);
+    const [gone] = await client.getMany([first.id]);
+    assert.equal(gone, undefined);
+    const keys = (await client.listMemories({ keyPrefix: 'ts/doc/' })).memories.map((m) => m.key);
+    assert.deepEqual(keys.sort(), ['ts/doc/1', 'ts/doc/2']);
+    assert.equal(await client.countMemories({ keyPrefix: 'ts/doc/' }), 2);
+    assert.equal((await client.forget({ keys: ['ts/doc/2'] })).forgottenCount, 1);
+    assert.equal(await client.countMemories({ keyPrefix: 'ts/' }), 1);
+    await rejectsNaming(client.remember({ content: 'x', key: '' }), 'key');
+    await client.forget({ keys: ['ts/doc/1'] });
+  });
+
   test("listMemories with entityId is that entity's timeline", async () => {
     const page = await client.listMemories({ entityId: 'acme' });
     assert.ok(page.memories.length >= 2);
