@@ -130,3 +130,20 @@ def test_keys_survive_an_export_and_an_import(tmp_path: Path, embedder: Embedder
             import_file(b, tmp_path / "a.jsonl")
         assert caught.value.field.endswith(".id") or caught.value.field.endswith(".key")
         assert b.count_memories() == 2
+
+
+def test_the_filter_reads_keys(store: Any) -> None:
+    store.remember_many(
+        [{"content": f"note {n} about the invoice", "key": f"ns{n % 2}/{n}"} for n in range(8)]
+    )
+    store.remember("an unkeyed note about the invoice")
+    prefix = {"key": {"$gte": "ns1/", "$lt": "ns10"}}
+    hits = store.recall("invoice", top_k=20, filter=prefix).results
+    assert sorted(hit.memory.key for hit in hits) == ["ns1/1", "ns1/3", "ns1/5", "ns1/7"]
+    listed = store.list_memories(filter={"key": {"$in": ["ns0/2", "ns0/4", "none"]}})
+    assert sorted(memory.key for memory in listed.memories) == ["ns0/2", "ns0/4"]
+    assert store.count_memories(filter={"key": {"$exists": False}}) == 1
+    assert store.forget(filter={"key": {"$lt": "ns0/4"}}).forgotten_count == 2
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        store.recall("invoice", filter={"key": {"$gte": 1}})
+    assert caught.value.field == "filter.key.$gte"

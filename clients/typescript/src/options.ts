@@ -37,7 +37,7 @@ export interface FilterOperators {
 }
 
 /** A metadata filter (docs/filters.md): fields (`'context.channel'`, `kind`, `entity_id`,
- * `session_id`, `created_at`, `importance`) mapped to a value to equal or to
+ * `session_id`, `created_at`, `importance`, `key`) mapped to a value to equal or to
  * `FilterOperators`, and the combinators `$and`, `$or` and `$not`. Sent as it is, keys
  * untouched. */
 export interface Filter {

@@ -315,10 +315,10 @@ _FILTER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": (
         "Only memories this filter selects are returned. Keys are fields (context.<key>, "
-        "dotted for nested objects; kind, entity_id, session_id, created_at, importance) whose "
-        "value is a value to equal or an object of operators ($eq $ne $gt $gte $lt $lte $in "
-        "$nin $exists $contains), or the combinators $and and $or (arrays of filters) and $not "
-        "(a filter)."
+        "dotted for nested objects; kind, entity_id, session_id, created_at, importance, key) "
+        "whose value is a value to equal or an object of operators ($eq $ne $gt $gte $lt $lte "
+        "$in $nin $exists $contains), or the combinators $and and $or (arrays of filters) and "
+        "$not (a filter)."
     ),
     "additionalProperties": True,
     "examples": [

@@ -22,6 +22,8 @@ pub struct FilterView<'a> {
     pub importance: f32,
     /// Its structured metadata.
     pub context: &'a Map<String, Value>,
+    /// The caller's key.
+    pub key: Option<&'a str>,
 }
 
 impl<'a> FilterView<'a> {
@@ -34,6 +36,7 @@ impl<'a> FilterView<'a> {
             created_at: record.created_at,
             importance: record.importance,
             context: &record.context,
+            key: record.key.as_deref(),
         }
     }
 
@@ -46,6 +49,7 @@ impl<'a> FilterView<'a> {
             created_at: memory.created_at,
             importance: memory.importance,
             context: &memory.context,
+            key: memory.key.as_deref(),
         }
     }
 
@@ -69,6 +73,7 @@ impl<'a> FilterView<'a> {
                 .map(|id| Cow::Owned(Value::String(id.into()))),
             Field::CreatedAt => Some(Cow::Owned(Value::Number(self.created_at.into()))),
             Field::Importance => Some(Cow::Owned(Value::Number(decimal(self.importance)))),
+            Field::Key => self.key.map(|key| Cow::Owned(Value::String(key.into()))),
         }
     }
 }

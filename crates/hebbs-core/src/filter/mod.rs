@@ -12,7 +12,8 @@
 //! ```
 //!
 //! **Fields**: `context.<key>` (dotted for nested objects), `kind`, `entity_id`,
-//! `session_id`, `created_at` (microseconds) and `importance`.
+//! `session_id`, `created_at` (microseconds), `importance` and `key` (the caller's key; a
+//! string range such as `{"$gte": "ns/", "$lt": "ns0"}` selects a key prefix).
 //!
 //! **Operators** (`op.rs` has the exact rules): `$eq $ne $gt $gte $lt $lte $in $nin $exists
 //! $contains`. Values keep their JSON types: `1` never equals `"1"`, a number compares only
@@ -53,6 +54,8 @@ pub enum Field {
     CreatedAt,
     /// Its importance, 0..=1.
     Importance,
+    /// The key the caller stored it under.
+    Key,
 }
 
 impl Field {
@@ -65,6 +68,7 @@ impl Field {
             Self::SessionId => "session_id".into(),
             Self::CreatedAt => "created_at".into(),
             Self::Importance => "importance".into(),
+            Self::Key => "key".into(),
         }
     }
 }

@@ -127,6 +127,7 @@ fn parse_field(name: &str, path: &str) -> Result<Field> {
         "session_id" => Field::SessionId,
         "created_at" => Field::CreatedAt,
         "importance" => Field::Importance,
+        "key" => Field::Key,
         _ => match name.strip_prefix("context.") {
             Some(key) if key.split('.').all(|part| !part.is_empty()) => {
                 Field::Context(key.split('.').map(str::to_string).collect())
@@ -135,7 +136,7 @@ fn parse_field(name: &str, path: &str) -> Result<Field> {
                 return Err(HebbsError::invalid(
                     path,
                     "is not a field: use context.<key> (dotted for nested objects), kind, \
-                     entity_id, session_id, created_at or importance",
+                     entity_id, session_id, created_at, importance or key",
                 ))
             }
         },
@@ -196,7 +197,7 @@ fn check_field_value(field: &Field, op: Op, value: &Value, path: &str) -> Result
                 _ => "a memory kind (episode, insight, revision, document, proposition)",
             }
         }
-        Field::EntityId | Field::SessionId => match value {
+        Field::EntityId | Field::SessionId | Field::Key => match value {
             Value::String(_) => return Ok(()),
             _ => "a string",
         },

@@ -3,7 +3,8 @@
 //! [`FilterPlan::new`] asks the index of context values (`store/context_values.rs`), the
 //! `(entity, time)` index and the conversations for the memories each indexable condition
 //! selects, stopping at [`EXACT_SCAN_MAX_MATCHES`]: `$eq`, `$in` and number ranges on a context
-//! path, `entity_id` and `session_id` equality; `$and` keeps the smallest of its parts' sets
+//! path, `entity_id` and `session_id` equality, `key` equality, `$in`, presence and string
+//! ranges (from the caller keys' own index, `store/memory_keys.rs`); `$and` keeps the smallest of its parts' sets
 //! (intersected), `$or` their union when every part has one. When that gives a set, the
 //! filter is *selective*: a vector search scores exactly those memories (in memory, no graph
 //! walk). Otherwise the graph is searched with the filter checked on the nodes it would return
@@ -13,12 +14,13 @@
 //! memory a read returns is checked against the whole filter by a [`Matcher`].
 
 use parking_lot::Mutex;
+use serde_json::Value;
 
 use super::op::Op;
 use super::{Field, Filter, FilterView};
 use crate::error::{HebbsError, Result};
 use crate::memory::{IdMap, IdSet, MemoryId, StoredMemory};
-use crate::store::{IndexedField, IndexedPath, Store, ValueLookup};
+use crate::store::{IndexedField, IndexedPath, KeyRange, Store, ValueLookup};
 
 /// Most memories a filter may select to count as selective: a vector search then scores them
 /// exactly instead of walking the graph. An exact scan of 4,096 vectors in memory costs about
@@ -83,7 +85,7 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
                 Field::Kind => Some(IndexedPath::Field(IndexedField::Kind)),
                 Field::CreatedAt => Some(IndexedPath::Field(IndexedField::CreatedAt)),
                 Field::Importance => Some(IndexedPath::Field(IndexedField::Importance)),
-                Field::EntityId | Field::SessionId => None,
+                Field::EntityId | Field::SessionId | Field::Key => None,
             };
             let found = match (indexed, field, op) {
                 (Some(path), _, Op::Eq) => {
@@ -131,6 +133,28 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
                     }
                     None => None,
                 },
+                (None, Field::Key, Op::Eq | Op::In) => {
+                    let keys: Option<Vec<String>> = match value {
+                        Value::Array(options) => options
+                            .iter()
+                            .map(|option| option.as_str().map(str::to_owned))
+                            .collect(),
+                        other => other.as_str().map(|key| vec![key.to_owned()]),
+                    };
+                    match keys {
+                        Some(keys) if keys.len() <= limit => {
+                            Some(store.ids_for_keys(&keys)?.into_iter().flatten().collect())
+                        }
+                        _ => None,
+                    }
+                }
+                (None, Field::Key, Op::Exists) if value.as_bool() == Some(true) => {
+                    store.keys_in_range(&KeyRange::default(), limit)?
+                }
+                (None, Field::Key, Op::Gt | Op::Gte | Op::Lt | Op::Lte) => match value.as_str() {
+                    Some(bound) => store.keys_in_range(&key_range(*op, bound), limit)?,
+                    None => None,
+                },
                 (None, Field::SessionId, Op::Eq) => match value.as_str() {
                     Some(session) => {
                         let ids = store.conversation(session, limit + 1)?;
@@ -142,6 +166,33 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
             };
             Ok(found.map(|ids| ids.into_iter().collect()))
         }
+    }
+}
+
+/// The keys a one-sided string comparison `op bound` selects.
+fn key_range(op: Op, bound: &str) -> KeyRange {
+    let bound = Some(bound.to_owned());
+    match op {
+        Op::Gt => KeyRange {
+            lower: bound,
+            lower_inclusive: false,
+            ..KeyRange::default()
+        },
+        Op::Gte => KeyRange {
+            lower: bound,
+            lower_inclusive: true,
+            ..KeyRange::default()
+        },
+        Op::Lt => KeyRange {
+            upper: bound,
+            upper_inclusive: false,
+            ..KeyRange::default()
+        },
+        _ => KeyRange {
+            upper: bound,
+            upper_inclusive: true,
+            ..KeyRange::default()
+        },
     }
 }
 

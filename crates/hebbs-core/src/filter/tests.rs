@@ -16,6 +16,7 @@ fn view(context: &Map<String, Value>) -> FilterView<'_> {
         created_at: 1_700_000_000_000_000,
         importance: 0.7,
         context,
+        key: Some("notes/acme/1"),
     }
 }
 
@@ -56,6 +57,11 @@ fn each_operator_selects_what_the_docs_say() {
         (json!({"context.channel": {"$contains": "mai"}}), true),
         (json!({"context.priority": {"$in": [1, 2]}}), true),
         (json!({"context.tags": ["billing", "urgent"]}), true),
+        (json!({"key": "notes/acme/1"}), true),
+        (json!({"key": {"$gte": "notes/", "$lt": "notes0"}}), true),
+        (json!({"key": {"$gte": "notes/b", "$lt": "notes0"}}), false),
+        (json!({"key": {"$in": ["x", "notes/acme/1"]}}), true),
+        (json!({"key": {"$exists": false}}), false),
         (
             json!({"kind": "episode", "entity_id": "acme", "session_id": "chat-1"}),
             true,

@@ -11,6 +11,31 @@ use super::db::Store;
 use crate::error::{HebbsError, Result};
 use crate::memory::{EdgeType, MemoryId};
 
+/// A range of caller keys, by their UTF-8 bytes; a missing bound is open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyRange {
+    /// The lowest key, if bounded below.
+    pub lower: Option<String>,
+    /// Whether `lower` itself is in the range.
+    pub lower_inclusive: bool,
+    /// The highest key, if bounded above.
+    pub upper: Option<String>,
+    /// Whether `upper` itself is in the range.
+    pub upper_inclusive: bool,
+}
+
+impl KeyRange {
+    fn admits(&self, key: &[u8]) -> bool {
+        let above = self.lower.as_ref().is_none_or(|lower| {
+            key > lower.as_bytes() || (self.lower_inclusive && key == lower.as_bytes())
+        });
+        let below = self.upper.as_ref().is_none_or(|upper| {
+            key < upper.as_bytes() || (self.upper_inclusive && key == upper.as_bytes())
+        });
+        above && below
+    }
+}
+
 /// The prefix of every key entry in the `meta` column family.
 const KEY_PREFIX: &[u8] = b"key/";
 
@@ -54,6 +79,38 @@ impl Store {
             }
         }
         Ok(versions)
+    }
+
+    /// The memories whose key lies in `range`, None when more than `limit` do (what a
+    /// filter's planner asks: `filter/plan.rs`).
+    pub fn keys_in_range(&self, range: &KeyRange, limit: usize) -> Result<Option<Vec<MemoryId>>> {
+        let start = entry(range.lower.as_deref().unwrap_or(""));
+        let mut options = ReadOptions::default();
+        options.set_iterate_range(rocksdb::PrefixRange(KEY_PREFIX.to_vec()));
+        let entries = self.db.iterator_cf_opt(
+            self.cf(META),
+            options,
+            IteratorMode::From(&start, Direction::Forward),
+        );
+        let mut found = Vec::new();
+        for item in entries {
+            let (name, value) = item?;
+            let key = &name[KEY_PREFIX.len()..];
+            if range
+                .upper
+                .as_ref()
+                .is_some_and(|upper| key > upper.as_bytes())
+            {
+                break;
+            }
+            if range.admits(key) {
+                if found.len() == limit {
+                    return Ok(None);
+                }
+                found.push(id_of(&value)?);
+            }
+        }
+        Ok(Some(found))
     }
 
     /// The memories whose key starts with `prefix`, in key order, at most `limit`: each key

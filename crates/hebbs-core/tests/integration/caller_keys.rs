@@ -260,3 +260,67 @@ fn restore_input_of(engine: &Engine, id: &MemoryId) -> RestoreInput {
         token_vectors: None,
     }
 }
+
+#[test]
+fn the_filter_reads_keys_and_plans_them_from_the_key_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(6);
+    let mut inputs: Vec<RememberInput> = (0..40)
+        .map(|i| {
+            keyed(
+                &format!("note {i}"),
+                &format!("ns{}/{i:02}", i % 3),
+                &mut rng,
+            )
+        })
+        .collect();
+    inputs.push(RememberInput::new("unkeyed", rng.vector(DIM)));
+    engine.remember_many(inputs).unwrap();
+    let cue = rng.vector(DIM);
+    let recalled = |filter: serde_json::Value| -> Vec<String> {
+        let filter = hebbs_core::Filter::parse(&filter, "filter").unwrap();
+        let request = hebbs_core::RecallRequest {
+            top_k: 50,
+            filter: Some(filter),
+            ..hebbs_core::RecallRequest::similarity(cue.clone())
+        };
+        let mut keys: Vec<String> = engine
+            .recall(&request)
+            .unwrap()
+            .results
+            .into_iter()
+            .map(|result| result.memory.key.unwrap_or_else(|| "-".into()))
+            .collect();
+        keys.sort();
+        keys
+    };
+    let under_ns1 = recalled(serde_json::json!({"key": {"$gte": "ns1/", "$lt": "ns10"}}));
+    assert_eq!(under_ns1.len(), 13);
+    assert!(under_ns1.iter().all(|key| key.starts_with("ns1/")));
+    assert_eq!(
+        recalled(serde_json::json!({"key": {"$in": ["ns0/00", "ns2/02", "none"]}})),
+        ["ns0/00", "ns2/02"]
+    );
+    assert_eq!(
+        recalled(serde_json::json!({"key": {"$exists": false}})),
+        ["-"]
+    );
+    assert_eq!(
+        recalled(serde_json::json!({"key": {"$gt": "ns2/35"}})),
+        ["ns2/38"]
+    );
+    let plan = |filter: serde_json::Value| {
+        let filter = hebbs_core::Filter::parse(&filter, "filter").unwrap();
+        let page = engine
+            .list_memories(&ListRequest {
+                filter: Some(filter),
+                ..ListRequest::default()
+            })
+            .unwrap();
+        page.memories.len()
+    };
+    assert_eq!(plan(serde_json::json!({"key": "ns0/03"})), 1);
+    assert_eq!(plan(serde_json::json!({"key": {"$exists": true}})), 40);
+    assert_eq!(plan(serde_json::json!({"key": {"$lte": "ns0/03"}})), 2);
+}
