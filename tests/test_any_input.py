@@ -130,6 +130,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "kind": "episode",
                 "dedup": False,
                 "dedup_threshold": 0.9,
+                "key": "sso-question",
             },
         ),
         "reflect": (
@@ -234,6 +235,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "purge": False,
                 "limit": 10,
                 "filter": None,
+                "keys": None,
             },
         ),
         "forget_decayed": (mem.forget_decayed, {"floor": 0.0, "limit": 10}),
@@ -250,6 +252,7 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "limit": 10,
                 "include_superseded": False,
                 "filter": {"$not": {"kind": "insight"}},
+                "key_prefix": None,
             },
         ),
         "get_token_vectors": (mem.get_token_vectors, {"ids": [memory.id]}),
@@ -272,7 +275,7 @@ CASES = [
     ("remember", p)
     for p in (
         "content", "importance", "context", "entity_id", "edges", "created_at", "embedding",
-        "session_id", "kind", "dedup", "dedup_threshold",
+        "session_id", "kind", "dedup", "dedup_threshold", "key",
     )
 ] + [
     ("reflect", p)
@@ -307,10 +310,14 @@ CASES = [
     for p in ("id", "content", "importance", "context", "embedding", "entity_id")
 ] + [
     ("forget", p)
-    for p in ("ids", "older_than", "importance_below", "kind", "purge", "limit", "filter")
+    for p in (
+        "ids", "older_than", "importance_below", "kind", "purge", "limit", "filter", "keys",
+    )
 ] + [
     ("list_memories", p)
-    for p in ("entity_id", "kind", "cursor", "limit", "include_superseded", "filter")
+    for p in (
+        "entity_id", "kind", "cursor", "limit", "include_superseded", "filter", "key_prefix",
+    )
 ] + [
     ("get", "id"), ("get", "include_embedding"), ("lineage", "id"), ("add_edges", "id"),
     ("add_edges", "edges"), ("forget_decayed", "floor"), ("forget_decayed", "limit"),

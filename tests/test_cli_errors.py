@@ -263,6 +263,9 @@ def flags(seed_id: str) -> list[Flag]:
             fuzz=False,  # an arbitrary valid path would be a store in the working directory
         ),
         Flag(("remember", "x"), "--dedup-threshold", "--dedup-threshold", BAD_FRACTIONS),
+        Flag(("remember", "x"), "--key", "--key", (*BAD_TEXT, "k" * 1025)),
+        Flag(("forget",), "--keys", "--keys", ("{", '"k"', "[1]", '[""]', "{}", SURROGATE)),
+        Flag(("list",), "--key-prefix", "--key-prefix", (SURROGATE, "k" * 1025)),
         *reflection_flags(),
         *remote_flags(),
     ]
