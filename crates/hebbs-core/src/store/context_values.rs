@@ -360,11 +360,11 @@ mod tests {
     }
 
     #[test]
-    fn nested_objects_and_array_elements_are_indexed_under_their_path() {
+    fn nested_objects_and_array_elements_are_indexed_under_their_path_and_dotted_keys_never() {
         let context: Map<String, Value> = serde_json::from_value(serde_json::json!({
             "channel": "email",
             "ticket": {"priority": 2, "tags": ["a", "b", ["nested"]]},
-            "dotted.key": 1,
+            "dotted.key": {"x": 1, "y": [2, "three"]},
             "empty": {}
         }))
         .unwrap();
