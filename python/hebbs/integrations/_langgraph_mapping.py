@@ -62,13 +62,14 @@ def split_memory_key(key_prefix: str, memory_key: str) -> tuple[tuple[str, ...],
 
 
 def namespace_range(prefix: str) -> dict[str, Any] | None:
-    """A hebbs filter selecting the memories whose entity id starts with ``prefix`` (a string
-    range: the ids that sort from ``prefix`` up to, not including, the first string after
-    every string that starts with it); None when ``prefix`` is empty (everything)."""
+    """A hebbs filter selecting the memories whose key starts with ``prefix`` (a string range:
+    the keys that sort from ``prefix`` up to, not including, the first string after every
+    string that starts with it, which the engine plans from its key index); None when
+    ``prefix`` is empty (everything)."""
     if not prefix:
         return None
     after = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-    return {"entity_id": {"$gte": prefix, "$lt": after}}
+    return {"key": {"$gte": prefix, "$lt": after}}
 
 
 def embedded_text(value: Mapping[str, Any], fields: Sequence[str]) -> str:

@@ -54,7 +54,12 @@ impl FilterPlan {
 fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdSet>> {
     match filter {
         Filter::And(parts) => {
-            let mut best: Option<IdSet> = None;
+            let mut best: Option<IdSet> = match key_bounds(parts) {
+                Some(range) => store
+                    .keys_in_range(&range, limit)?
+                    .map(|ids| ids.into_iter().collect()),
+                None => None,
+            };
             for part in parts {
                 if let Some(set) = candidates(store, part, limit)? {
                     best = Some(match best {
@@ -167,6 +172,32 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
             Ok(found.map(|ids| ids.into_iter().collect()))
         }
     }
+}
+
+/// The one key range that the `key` string comparisons among `parts` bound on both sides
+/// together (`{"key": {"$gte": "ns/", "$lt": "ns0"}}`: a prefix), None without both sides.
+/// Several bounds on one side give a wider range, still a superset.
+fn key_bounds(parts: &[Filter]) -> Option<KeyRange> {
+    let mut range = KeyRange::default();
+    for part in parts {
+        if let Filter::Condition {
+            field: Field::Key,
+            op: op @ (Op::Gt | Op::Gte | Op::Lt | Op::Lte),
+            value: Value::String(bound),
+        } = part
+        {
+            let side = key_range(*op, bound);
+            if side.lower.is_some() {
+                range.lower = side.lower;
+                range.lower_inclusive = side.lower_inclusive;
+            }
+            if side.upper.is_some() {
+                range.upper = side.upper;
+                range.upper_inclusive = side.upper_inclusive;
+            }
+        }
+    }
+    (range.lower.is_some() && range.upper.is_some()).then_some(range)
 }
 
 /// The keys a one-sided string comparison `op bound` selects.
@@ -301,5 +332,60 @@ impl<'a> Matcher<'a> {
                 turn.map(|turn| turn.session_id.as_str()),
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store holding `count` keys under `a/`, 5 under `mid/` and `count` under `z/`.
+    fn keyed_store(dir: &std::path::Path, count: usize) -> Store {
+        let store = Store::open(dir).unwrap();
+        let mut batch = store.batch();
+        for i in 0..count {
+            batch.claim_key(&format!("a/{i:05}"), &MemoryId::new());
+            batch.claim_key(&format!("z/{i:05}"), &MemoryId::new());
+        }
+        for i in 0..5 {
+            batch.claim_key(&format!("mid/{i}"), &MemoryId::new());
+        }
+        store.commit(batch, false).unwrap();
+        store
+    }
+
+    fn planned(store: &Store, filter: serde_json::Value) -> Option<usize> {
+        let filter = Filter::parse(&filter, "filter").unwrap();
+        FilterPlan::new(store, &filter)
+            .unwrap()
+            .candidates
+            .map(|ids| ids.len())
+    }
+
+    #[test]
+    fn key_conditions_are_planned_from_the_key_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = keyed_store(dir.path(), EXACT_SCAN_MAX_MATCHES + 10);
+        // Each side alone holds more than the limit: only the range they make together is small.
+        let prefix = serde_json::json!({"key": {"$gte": "mid/", "$lt": "mid0"}});
+        assert_eq!(planned(&store, prefix), Some(5));
+        let one_sided = serde_json::json!({"key": {"$lt": "mid0"}});
+        assert_eq!(
+            planned(&store, one_sided),
+            None,
+            "more than the exact-scan limit"
+        );
+        let big = serde_json::json!({"key": {"$gte": "a/", "$lt": "a0"}});
+        assert_eq!(planned(&store, big), None);
+        let listed = serde_json::json!({"key": {"$in": ["mid/1", "a/00001", "none"]}});
+        assert_eq!(planned(&store, listed), Some(2));
+        assert_eq!(
+            planned(&store, serde_json::json!({"key": "mid/4"})),
+            Some(1)
+        );
+        assert_eq!(
+            planned(&store, serde_json::json!({"key": {"$exists": true}})),
+            None
+        );
     }
 }
