@@ -1,6 +1,7 @@
 """The docs say what the code does: the CLI module docstring names every command, the
 architecture layout names every folder and top-level file, the README and the strategy module
-doc name every strategy, and every default the CLI help prints comes from its one constant."""
+doc name every strategy, the README's Python example runs, and every default the CLI help
+prints comes from its one constant."""
 
 from __future__ import annotations
 
@@ -108,6 +109,14 @@ def test_readme_opening_names_every_strategy() -> None:
     opening = README.read_text(encoding="utf-8").split("## Set up", 1)[0]
     missing = [name for name in strategy_names() if f"`{name}`" not in opening]
     assert missing == []
+
+
+def test_the_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    section = README.read_text(encoding="utf-8").split("## Use it from Python", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(example, "README.md", "exec"), {})
+    assert (tmp_path / "memory").is_dir()
 
 
 def test_strategy_module_doc_names_every_strategy() -> None:
