@@ -526,17 +526,7 @@ class NativeEngine:
     def list_orphans(self, limit: int = ...) -> list[Memory]: ...
     def count_memories(self, request: dict[str, Any]) -> int: ...
     def list_memories(self, request: dict[str, Any]) -> MemoryPage: ...
-    def prime(
-        self,
-        entity_id: str,
-        cue_embedding: NDArray[np.float32] | None = None,
-        max_memories: int = ...,
-        time_range: tuple[int, int] | None = None,
-        ef_search: int | None = None,
-        scoring_weights: ScoringWeights | None = None,
-        include_embedding: bool = False,
-        filter: dict[str, Any] | None = None,
-    ) -> PrimeOutput: ...
+    def prime(self, request: dict[str, Any]) -> PrimeOutput: ...
     def subscribe(
         self,
         cue_embedding: NDArray[np.float32],

@@ -443,16 +443,13 @@ class Hebbs(Operations[Subscription]):
 
     def _run_prime(self, request: PrimeRequest) -> PrimeOutput:
         vector = self._cue_vector(request.cue, request.cue_embedding, ("similarity",))
-        return self._native.prime(
-            request.entity_id,
-            vector,
-            max_memories=request.max_memories,
-            time_range=request.time_range,
-            ef_search=request.ef_search,
-            scoring_weights=to_scoring_weights(request.scoring_weights),
-            include_embedding=request.include_embedding,
-            filter=request.filter,
-        )
+        fields = _set_fields(request, leave_out=_RESOLVED_PRIME_FIELDS)
+        fields["entity_id"] = request.entity_id
+        if vector is not None:
+            fields["cue_embedding"] = vector
+        if request.scoring_weights is not None:
+            fields["scoring_weights"] = to_scoring_weights(request.scoring_weights)
+        return self._native.prime(fields)
 
     def _can_embed_cue_tokens(self) -> bool:
         """Whether this store keeps token vectors and its embedder gives a cue's: what the
@@ -651,6 +648,11 @@ _RESOLVED_RECALL_FIELDS: Final = frozenset(
         "scoring_weights",
     }
 )
+
+
+#: The fields of a ``PrimeRequest`` this layer resolves before the native call: the cue's text
+#: becomes its vector, a weights dict a ``ScoringWeights``.
+_RESOLVED_PRIME_FIELDS: Final = frozenset({"cue", "cue_embedding", "scoring_weights"})
 
 
 #: The method that runs each operation's request on a :class:`Hebbs`.

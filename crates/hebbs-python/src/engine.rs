@@ -9,7 +9,6 @@ use hebbs_core::engine::{
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::{HnswParams, VectorFormat};
-use hebbs_core::recall::PrimeRequest;
 use hebbs_core::{Engine, EngineConfig};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -24,15 +23,13 @@ use crate::lifecycle::{
     Tombstone,
 };
 use crate::listing::{count_request, list_request, MemoryPage};
-use crate::recall_request::recall_request;
+use crate::recall_request::{prime_request, recall_request};
 use crate::recall_types::PrimeOutput;
 use crate::restore::restore_inputs;
 use crate::slot::EngineSlot;
 use crate::subscription::{request_from, NativeSubscription};
 use crate::token_vectors::{extract_items, extract_pair, to_arrays, TokenArrays};
-use crate::types::{
-    extract_edge_type, extract_id, Edge, HealthStatus, Memory, RecallOutput, ScoringWeights,
-};
+use crate::types::{extract_edge_type, extract_id, Edge, HealthStatus, Memory, RecallOutput};
 
 /// Adds the Python `context` dict and `edges` iterable to `input`; `prefix` goes before field
 /// names in errors.
@@ -373,34 +370,11 @@ impl NativeEngine {
         RecallOutput::from_core(py, output)
     }
 
-    /// Primes the context for `entity_id`: its recent memories blended with its memories
-    /// nearest `cue_embedding` (when given).
-    #[pyo3(signature = (entity_id, cue_embedding = None, max_memories = hebbs_core::recall::DEFAULT_PRIME_MAX_MEMORIES, time_range = None, ef_search = None, scoring_weights = None, include_embedding = false, filter = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn prime(
-        &self,
-        py: Python<'_>,
-        entity_id: String,
-        cue_embedding: Option<PyReadonlyArray1<'_, f32>>,
-        max_memories: usize,
-        time_range: Option<(u64, u64)>,
-        ef_search: Option<usize>,
-        scoring_weights: Option<ScoringWeights>,
-        include_embedding: bool,
-        filter: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PrimeOutput> {
-        let request = PrimeRequest {
-            entity_id,
-            cue_vector: cue_embedding
-                .map(|array| vector_of(&array, "cue"))
-                .transpose()?,
-            max_memories,
-            time_range,
-            ef_search,
-            scoring_weights: scoring_weights.map(Into::into).unwrap_or_default(),
-            include_embedding,
-            filter: extract_filter(filter)?,
-        };
+    /// Primes the context for `entity_id` (`request`: the fields of the Python `PrimeRequest`
+    /// the caller set, `cue_embedding` the cue's vector): its recent memories blended with its
+    /// memories nearest the cue (when given).
+    fn prime(&self, py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<PrimeOutput> {
+        let request = prime_request(request)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let output = engine_call(py, move || engine.prime(&request))?;
         PrimeOutput::from_core(py, output)

@@ -1,8 +1,9 @@
-//! The core [`RecallRequest`] of a recall given as one dict (the Python `RecallRequest`'s
-//! fields, read by [`Fields`]): every core field is spelled in one struct literal, so a field
-//! the core gains is a compile error here until it is read; the defaults are the core's.
+//! The core [`RecallRequest`] of a recall, and the [`PrimeRequest`] of a prime, each given as
+//! one dict (the Python model's fields, read by [`Fields`]): every core field is spelled in
+//! one struct literal, so a field the core gains is a compile error here until it is read;
+//! the defaults are the core's.
 
-use hebbs_core::recall::{RecallRequest, Rerank};
+use hebbs_core::recall::{PrimeRequest, RecallRequest, Rerank};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -74,6 +75,35 @@ pub fn recall_request(fields: &Bound<'_, PyDict>) -> PyResult<RecallRequest> {
                 .map_err(|_| invalid_type(field, "expected a float32 array [tokens, dimension]"))?;
             Ok(matrix_rows(&matrix))
         })?,
+        filter: extract_filter(fields.object("filter")?.as_ref())?,
+    };
+    fields.finish()?;
+    Ok(request)
+}
+
+/// The prime `fields` describe: the Python `PrimeRequest`'s names, `cue_embedding` the cue's
+/// vector (the Python layer embeds a text cue); a key that is not one of them is an
+/// `InvalidTypeError`.
+pub fn prime_request(fields: &Bound<'_, PyDict>) -> PyResult<PrimeRequest> {
+    let mut fields = Fields::new(fields);
+    let entity_id: String = fields
+        .value("entity_id")?
+        .ok_or_else(|| invalid_type("entity_id", "is required"))?;
+    let defaults = PrimeRequest::new(entity_id.clone());
+    let request = PrimeRequest {
+        entity_id,
+        cue_vector: fields.with("cue_embedding", vector)?,
+        max_memories: fields
+            .value("max_memories")?
+            .unwrap_or(defaults.max_memories),
+        time_range: fields.value("time_range")?,
+        ef_search: fields.value("ef_search")?,
+        scoring_weights: fields
+            .value::<ScoringWeights>("scoring_weights")?
+            .map_or(defaults.scoring_weights, Into::into),
+        include_embedding: fields
+            .value("include_embedding")?
+            .unwrap_or(defaults.include_embedding),
         filter: extract_filter(fields.object("filter")?.as_ref())?,
     };
     fields.finish()?;
