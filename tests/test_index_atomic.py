@@ -245,7 +245,7 @@ def _rows(count: int) -> tuple[list[dict[str, object]], np.ndarray]:
 
 def test_write_atomic_refuses_invalid_input_naming_the_field(tmp_path: Path) -> None:
     native = NativeEngine(str(tmp_path / "db"))
-    existing = native.remember("existing", word_hash_embed(["existing"])[0])
+    existing = native.remember({"content": "existing"}, word_hash_embed(["existing"])[0])
     cases: list[tuple[str, dict[str, object]]] = [
         ("item_edges[0].target", {"item_edges": [(0, 7, "related_to", 0.5)]}),
         ("item_edges[0].target", {"item_edges": [(1, 1, "related_to", 0.5)]}),
@@ -278,8 +278,8 @@ def test_write_atomic_refuses_invalid_input_naming_the_field(tmp_path: Path) -> 
 
 def test_write_atomic_stores_everything_and_the_edges(tmp_path: Path) -> None:
     native = NativeEngine(str(tmp_path / "db"), dimension=HASH_DIM)
-    kept = native.remember("kept", word_hash_embed(["kept"])[0])
-    old = native.remember("old", word_hash_embed(["old"])[0])
+    kept = native.remember({"content": "kept"}, word_hash_embed(["kept"])[0])
+    old = native.remember({"content": "old"}, word_hash_embed(["old"])[0])
     rows, matrix = _rows(3)
     rows[2]["edges"] = [hebbs.Edge(kept.id, "related_to", 0.6)]
     ids = NativeEngine.new_ids(3)

@@ -48,7 +48,7 @@ def test_vector_strategies_are_those_that_read_the_cue_vector() -> None:
 def test_vector_strategies_report_a_missing_cue_vector(native: _native.NativeEngine) -> None:
     """Without a cue vector (but with an entity and a cue text) exactly the vector strategies
     fail; causal names its seed, which it could start from instead."""
-    native.remember("billing dispute", vector(), entity_id="acme")
+    native.remember({"content": "billing dispute", "entity_id": "acme"}, vector())
     for name in _native.STRATEGIES:
         other = "keyword" if name == "temporal" else "temporal"
         output = native.recall({"strategies": [name, other], "entity_id": "acme", "cue": "billing"})
@@ -72,13 +72,13 @@ def test_limits_match_the_core() -> None:
 
 def test_the_limits_are_the_ones_enforced(native: _native.NativeEngine) -> None:
     longest = "e" * _native.MAX_ENTITY_ID_BYTES
-    native.remember("fits", vector(), entity_id=longest)
+    native.remember({"content": "fits", "entity_id": longest}, vector())
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        native.remember("too long", vector(), entity_id=longest + "e")
+        native.remember({"content": "too long", "entity_id": longest + "e"}, vector())
     assert caught.value.field == "entity_id"
-    native.remember("x" * _native.MAX_CONTENT_BYTES, vector())
+    native.remember({"content": "x" * _native.MAX_CONTENT_BYTES}, vector())
     with pytest.raises(hebbs.InvalidInputError) as caught:
-        native.remember("x" * (_native.MAX_CONTENT_BYTES + 1), vector())
+        native.remember({"content": "x" * (_native.MAX_CONTENT_BYTES + 1)}, vector())
     assert caught.value.field == "content"
     native.recall(
         {"cue_embedding": vector(), "top_k": _native.MAX_TOP_K, "ef_search": _native.MAX_EF_SEARCH}
@@ -92,7 +92,7 @@ def test_the_limits_are_the_ones_enforced(native: _native.NativeEngine) -> None:
 def test_tombstones_page_defaults_to_the_core_constant(native: _native.NativeEngine) -> None:
     assert _native.DEFAULT_TOMBSTONE_PAGE == 100
     for i in range(_native.DEFAULT_TOMBSTONE_PAGE + 5):
-        native.remember(f"memory {i}", vector(i % DIM), entity_id="gone")
+        native.remember({"content": f"memory {i}", "entity_id": "gone"}, vector(i % DIM))
     assert (
         native.forget({"entity_id": "gone"}).tombstone_count == _native.DEFAULT_TOMBSTONE_PAGE + 5
     )

@@ -82,7 +82,7 @@ def test_run_of_a_model_answers_as_the_keyword_method(tmp_path: Path) -> None:
 def test_the_native_recall_reads_every_model_field_and_refuses_others(tmp_path: Path) -> None:
     native = _native.NativeEngine(str(tmp_path / "db"), dimension=DIM)
     cue = np.ones(DIM, dtype=np.float32)
-    native.remember("acme billing dispute", cue, entity_id="acme")
+    native.remember({"content": "acme billing dispute", "entity_id": "acme"}, cue)
     passed_on = set(RecallRequest.model_fields) - _RESOLVED_RECALL_FIELDS
     assert {"top_k", "filter", "cue"} <= passed_on
     for name in sorted(passed_on):

@@ -24,8 +24,8 @@ def vector(axis: int) -> np.ndarray:
 @pytest.fixture
 def native(tmp_path: Path) -> _native.NativeEngine:
     engine = _native.NativeEngine(str(tmp_path / "db"), dimension=DIM)
-    engine.remember("acme billing dispute", vector(0), entity_id="acme")
-    engine.remember("acme renewed the contract", vector(1), entity_id="acme")
+    engine.remember({"content": "acme billing dispute", "entity_id": "acme"}, vector(0))
+    engine.remember({"content": "acme renewed the contract", "entity_id": "acme"}, vector(1))
     return engine
 
 

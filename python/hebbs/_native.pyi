@@ -500,20 +500,7 @@ class NativeEngine:
         auto_forget_limit: int | None = None,
         vector_format: str | None = None,
     ) -> NativeEngine: ...
-    def remember(
-        self,
-        content: str,
-        embedding: NDArray[np.float32],
-        importance: float = ...,
-        context: dict[str, Any] | None = None,
-        entity_id: str | None = None,
-        edges: Iterable[Edge] | None = None,
-        created_at: int | None = None,
-        session_id: str | None = None,
-        kind: MemoryKind | str | None = None,
-        token_vectors: tuple[NDArray[np.int8], NDArray[np.float32]] | None = None,
-        key: str | None = None,
-    ) -> Memory: ...
+    def remember(self, item: dict[str, Any], embedding: NDArray[np.float32]) -> Memory: ...
     def remember_many(
         self, items: list[dict[str, Any]], embeddings: NDArray[np.float32]
     ) -> list[Memory]: ...

@@ -298,9 +298,8 @@ class Hebbs(Operations[Subscription]):
             )
             if found is not None:
                 return found
-        return self._native.remember(
-            request.content, vector, **_stored_fields(request), token_vectors=tokens
-        )
+        item = {"content": request.content, **_stored_fields(request), "token_vectors": tokens}
+        return self._native.remember(item, vector)
 
     def _run_remember_many(self, request: RememberManyRequest) -> list[Memory]:
         requests = request.items

@@ -92,64 +92,71 @@ fn remember_inputs(
     }
     let mut inputs = Vec::with_capacity(items.len());
     for (i, (item, row)) in items.iter().zip(matrix.rows()).enumerate() {
-        let prefix = format!("items[{i}].");
         let dict = item
             .cast::<PyDict>()
             .map_err(|_| invalid_type(&format!("items[{i}]"), "expected a dict"))?;
-        let field = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-            Ok(dict.get_item(name)?.filter(|value| !value.is_none()))
-        };
-        let content: String = field("content")?
-            .ok_or_else(|| invalid(&format!("{prefix}content"), "is required"))?
-            .extract()
-            .map_err(|_| invalid_type(&format!("{prefix}content"), "must be a str"))?;
-        let importance = match field("importance")? {
-            Some(value) => value
-                .extract::<f32>()
-                .map_err(|_| invalid_type(&format!("{prefix}importance"), "must be a number"))?,
-            None => hebbs_core::engine::DEFAULT_IMPORTANCE,
-        };
-        let entity_id = field("entity_id")?
-            .map(|value| value.extract::<String>())
-            .transpose()
-            .map_err(|_| invalid_type(&format!("{prefix}entity_id"), "must be a str"))?;
-        let created_at = field("created_at")?
-            .map(|value| value.extract::<u64>())
-            .transpose()
-            .map_err(|_| {
-                invalid_type(&format!("{prefix}created_at"), "must be a non-negative int")
-            })?;
-        let session_id = field("session_id")?
-            .map(|value| value.extract::<String>())
-            .transpose()
-            .map_err(|_| invalid_type(&format!("{prefix}session_id"), "must be a str"))?;
-        let mut input = new_input(
-            content,
+        inputs.push(remember_input(
+            dict,
             row.iter().copied().collect(),
-            importance,
-            entity_id,
-            created_at,
-        );
-        input.session_id = session_id;
-        let mut input = with_context_and_edges(
-            input,
-            field("context")?.as_ref(),
-            field("edges")?.as_ref(),
-            &prefix,
-        )?;
-        if let Some(kind) = field("kind")? {
-            input.kind = extract_kind(&kind, &format!("{prefix}kind"))?;
-        }
-        input.token_vectors = field("token_vectors")?
-            .map(|pair| extract_pair(&pair, &format!("{prefix}token_vectors")))
-            .transpose()?;
-        input.key = field("key")?
-            .map(|value| value.extract::<String>())
-            .transpose()
-            .map_err(|_| invalid_type(&format!("{prefix}key"), "must be a str"))?;
-        inputs.push(input);
+            &format!("items[{i}]."),
+        )?);
     }
     Ok(inputs)
+}
+
+/// The `RememberInput` of one item (a dict of the stored fields of the Python
+/// `RememberRequest`: `content`, `importance`, `context`, `entity_id`, `edges`,
+/// `created_at`, `session_id`, `kind`, `token_vectors`, `key`) with its `embedding`; errors
+/// name the fields after `prefix`.
+fn remember_input(
+    dict: &Bound<'_, PyDict>,
+    embedding: Vec<f32>,
+    prefix: &str,
+) -> PyResult<RememberInput> {
+    let field = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+        Ok(dict.get_item(name)?.filter(|value| !value.is_none()))
+    };
+    let content: String = field("content")?
+        .ok_or_else(|| invalid(&format!("{prefix}content"), "is required"))?
+        .extract()
+        .map_err(|_| invalid_type(&format!("{prefix}content"), "must be a str"))?;
+    let importance = match field("importance")? {
+        Some(value) => value
+            .extract::<f32>()
+            .map_err(|_| invalid_type(&format!("{prefix}importance"), "must be a number"))?,
+        None => hebbs_core::engine::DEFAULT_IMPORTANCE,
+    };
+    let entity_id = field("entity_id")?
+        .map(|value| value.extract::<String>())
+        .transpose()
+        .map_err(|_| invalid_type(&format!("{prefix}entity_id"), "must be a str"))?;
+    let created_at = field("created_at")?
+        .map(|value| value.extract::<u64>())
+        .transpose()
+        .map_err(|_| invalid_type(&format!("{prefix}created_at"), "must be a non-negative int"))?;
+    let session_id = field("session_id")?
+        .map(|value| value.extract::<String>())
+        .transpose()
+        .map_err(|_| invalid_type(&format!("{prefix}session_id"), "must be a str"))?;
+    let mut input = new_input(content, embedding, importance, entity_id, created_at);
+    input.session_id = session_id;
+    let mut input = with_context_and_edges(
+        input,
+        field("context")?.as_ref(),
+        field("edges")?.as_ref(),
+        prefix,
+    )?;
+    if let Some(kind) = field("kind")? {
+        input.kind = extract_kind(&kind, &format!("{prefix}kind"))?;
+    }
+    input.token_vectors = field("token_vectors")?
+        .map(|pair| extract_pair(&pair, &format!("{prefix}token_vectors")))
+        .transpose()?;
+    input.key = field("key")?
+        .map(|value| value.extract::<String>())
+        .transpose()
+        .map_err(|_| invalid_type(&format!("{prefix}key"), "must be a str"))?;
+    Ok(input)
 }
 
 /// `parse` of an optional argument; an empty list when it is missing or None.
@@ -256,40 +263,15 @@ impl NativeEngine {
         })
     }
 
-    /// Stores one memory; `embedding` is a float32 vector.
-    #[pyo3(signature = (content, embedding, importance = hebbs_core::engine::DEFAULT_IMPORTANCE, context = None, entity_id = None, edges = None, created_at = None, session_id = None, kind = None, token_vectors = None, key = None))]
-    #[allow(clippy::too_many_arguments)]
+    /// Stores one memory: `item` holds its stored fields (as a `remember_many` item does),
+    /// `embedding` is a float32 vector.
     fn remember(
         &self,
         py: Python<'_>,
-        content: String,
+        item: &Bound<'_, PyDict>,
         embedding: PyReadonlyArray1<'_, f32>,
-        importance: f32,
-        context: Option<&Bound<'_, PyAny>>,
-        entity_id: Option<String>,
-        edges: Option<&Bound<'_, PyAny>>,
-        created_at: Option<u64>,
-        session_id: Option<String>,
-        kind: Option<&Bound<'_, PyAny>>,
-        token_vectors: Option<&Bound<'_, PyAny>>,
-        key: Option<String>,
     ) -> PyResult<Memory> {
-        let embedding = vector_of(&embedding, "embedding")?;
-        let mut input = with_context_and_edges(
-            new_input(content, embedding, importance, entity_id, created_at),
-            context,
-            edges,
-            "",
-        )?;
-        input.session_id = session_id;
-        input.key = key;
-        if let Some(kind) = kind.filter(|kind| !kind.is_none()) {
-            input.kind = extract_kind(kind, "kind")?;
-        }
-        input.token_vectors = token_vectors
-            .filter(|object| !object.is_none())
-            .map(|object| extract_pair(object, "token_vectors"))
-            .transpose()?;
+        let input = remember_input(item, vector_of(&embedding, "embedding")?, "")?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.remember(input))?;
         Memory::from_core(py, memory)
