@@ -100,3 +100,18 @@ def test_tombstones_page_defaults_to_the_core_constant(native: _native.NativeEng
     assert len(first) == _native.DEFAULT_TOMBSTONE_PAGE
     rest = native.tombstones(after=first[-1].id)
     assert len(rest) == 5
+
+
+def test_a_remember_item_field_the_binding_does_not_read_is_refused(
+    native: _native.NativeEngine,
+) -> None:
+    """The native ``remember`` and ``remember_many`` read their items field by field; a field
+    they do not read is an error naming it, never dropped silently."""
+    with pytest.raises(_native.InvalidTypeError) as caught:
+        native.remember({"content": "x", "bogus": 1}, vector())
+    assert caught.value.field == "bogus"
+    rows = [{"content": "a"}, {"content": "b", "dedup": True}]
+    with pytest.raises(_native.InvalidTypeError) as caught:
+        native.remember_many(rows, np.stack([vector(), vector()]))
+    assert caught.value.field == "items[1].dedup"
+    assert native.health().memory_count == 0

@@ -298,7 +298,7 @@ class Hebbs(Operations[Subscription]):
             )
             if found is not None:
                 return found
-        item = {"content": request.content, **_stored_fields(request), "token_vectors": tokens}
+        item = {**_stored_fields(request), "token_vectors": tokens}
         return self._native.remember(item, vector)
 
     def _run_remember_many(self, request: RememberManyRequest) -> list[Memory]:
@@ -324,7 +324,7 @@ class Hebbs(Operations[Subscription]):
                 vectors[i] = embedded[j]
                 tokens[i] = pairs[j] if pairs else None
         rows = [
-            {"content": item.content, **_stored_fields(item), "token_vectors": pair}
+            {**_stored_fields(item), "token_vectors": pair}
             for item, pair in zip(requests, tokens)
         ]
         dims = {vector.shape[0] for vector in vectors if vector is not None}
@@ -649,6 +649,10 @@ _RESOLVED_RECALL_FIELDS: Final = frozenset(
 )
 
 
+#: The fields of a ``RememberRequest`` this layer resolves before the native call: the vector
+#: (given, or the embedder's) is passed beside the item, and dedup runs here.
+_RESOLVED_REMEMBER_FIELDS: Final = frozenset({"embedding", "dedup", "dedup_threshold"})
+
 #: The fields of a ``PrimeRequest`` this layer resolves before the native call: the cue's text
 #: becomes its vector, a weights dict a ``ScoringWeights``.
 _RESOLVED_PRIME_FIELDS: Final = frozenset({"cue", "cue_embedding", "scoring_weights"})
@@ -738,16 +742,12 @@ def _set_fields(request: Request, leave_out: frozenset[str] = frozenset()) -> di
 
 
 def _stored_fields(request: RememberRequest) -> dict[str, Any]:
-    """The native ``remember`` arguments of a checked request, but content and vector."""
+    """The native ``remember`` item of a checked request: every field but the ones this layer
+    resolves (:data:`_RESOLVED_REMEMBER_FIELDS`); the binding refuses a key it does not read."""
     return {
-        "importance": request.importance,
-        "context": request.context,
-        "entity_id": request.entity_id,
-        "edges": request.edges,
-        "created_at": request.created_at,
-        "session_id": request.session_id,
-        "kind": request.kind,
-        "key": request.key,
+        name: getattr(request, name)
+        for name in RememberRequest.model_fields
+        if name not in _RESOLVED_REMEMBER_FIELDS
     }
 
 

@@ -156,8 +156,34 @@ fn remember_input(
         .map(|value| value.extract::<String>())
         .transpose()
         .map_err(|_| invalid_type(&format!("{prefix}key"), "must be a str"))?;
+    for name in dict.keys() {
+        let name: String = name
+            .extract()
+            .map_err(|_| invalid_type(prefix, "field names must be strings"))?;
+        if !REMEMBER_FIELDS.contains(&name.as_str()) {
+            return Err(invalid_type(
+                &format!("{prefix}{name}"),
+                format!("unknown field {name:?}"),
+            ));
+        }
+    }
     Ok(input)
 }
+
+/// The fields [`remember_input`] reads: a key it does not read is refused, so a field the
+/// Python model gains is never dropped silently.
+const REMEMBER_FIELDS: [&str; 10] = [
+    "content",
+    "importance",
+    "context",
+    "entity_id",
+    "edges",
+    "created_at",
+    "session_id",
+    "kind",
+    "token_vectors",
+    "key",
+];
 
 /// `parse` of an optional argument; an empty list when it is missing or None.
 fn or_empty<'py, T>(
