@@ -324,8 +324,7 @@ class Hebbs(Operations[Subscription]):
                 vectors[i] = embedded[j]
                 tokens[i] = pairs[j] if pairs else None
         rows = [
-            {**_stored_fields(item), "token_vectors": pair}
-            for item, pair in zip(requests, tokens)
+            {**_stored_fields(item), "token_vectors": pair} for item, pair in zip(requests, tokens)
         ]
         dims = {vector.shape[0] for vector in vectors if vector is not None}
         if len(dims) != 1:
