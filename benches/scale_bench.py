@@ -95,14 +95,22 @@ def exact_top10(vectors: Vectors) -> NDArray[np.int64]:
     return np.take_along_axis(best_rows, order, axis=1)
 
 
+def allocated(path: Path) -> int:
+    """Bytes ``path`` takes on disk (a sparse file's unwritten tail takes none)."""
+    return path.stat().st_blocks * 512
+
+
 def tree_bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return sum(allocated(f) for f in path.rglob("*") if f.is_file())
 
 
 def disk_breakdown(db: Path) -> dict[str, int]:
-    """Bytes per part of the store directory: each subdirectory, and the files at the top."""
+    """Bytes on disk per part of the store directory: each subdirectory, each file at the top
+    of at least a MiB (the int8 index's exact rows), and the other files at the top."""
     parts = {entry.name: tree_bytes(entry) for entry in db.iterdir() if entry.is_dir()}
-    parts["(top-level files)"] = sum(f.stat().st_size for f in db.iterdir() if f.is_file())
+    files = [entry for entry in db.iterdir() if entry.is_file()]
+    parts.update({f.name: allocated(f) for f in files if allocated(f) >= 2**20})
+    parts["(other top-level files)"] = sum(allocated(f) for f in files if allocated(f) < 2**20)
     return parts
 
 

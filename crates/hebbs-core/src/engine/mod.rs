@@ -151,11 +151,18 @@ impl Engine {
                     config.hnsw,
                     dimension,
                     format,
+                    recovery::exact_rows(&dir, dimension, format)?,
                 )?;
                 recovery = done;
                 Some(Arc::new(index))
             }
-            None => dimension.map(|d| Arc::new(VectorIndex::new(config.hnsw, d, format))),
+            None => match dimension {
+                Some(dimension) => Some(Arc::new(
+                    VectorIndex::new(config.hnsw, dimension, format)
+                        .with_exact_rows(recovery::exact_rows(&dir, dimension, format)?),
+                )),
+                None => None,
+            },
         };
         let (text, text_replayed) = recovery::open_text_index(&store, &dir.join(TEXT_DIR))?;
         recovery.text_replayed = text_replayed;
@@ -417,7 +424,10 @@ impl Engine {
             return Ok(index);
         }
         let format = self.store.vector_format()?.unwrap_or_default();
-        let index = Arc::new(VectorIndex::new(self.config.hnsw, dimension, format));
+        let index = Arc::new(
+            VectorIndex::new(self.config.hnsw, dimension, format)
+                .with_exact_rows(recovery::exact_rows(&self.dir, dimension, format)?),
+        );
         *self.index.write() = Some(Arc::clone(&index));
         Ok(index)
     }

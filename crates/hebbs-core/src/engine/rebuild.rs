@@ -112,7 +112,12 @@ impl Shared {
         format: crate::index::vector::VectorFormat,
         from: u64,
     ) -> Result<bool> {
-        let index = VectorIndex::new(params, dimension, format);
+        // The live index's exact rows, shared: the new index's rows replace its rows as it
+        // is built, and a row of the other numbering fails its check until then.
+        let rows = self
+            .current_index()
+            .and_then(|live| live.exact_rows().cloned());
+        let index = VectorIndex::new(params, dimension, format).with_exact_rows(rows);
         rebuild(&self.store, &index, &self.rebuild.cancelled)?;
         if self.rebuild.cancelled.load(Ordering::Acquire) {
             return Ok(false);

@@ -7,15 +7,38 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{HebbsError, Result};
 use crate::index::text::TextIndex;
-use crate::index::vector::{HnswParams, VectorFormat, VectorIndex};
+use crate::index::vector::{ExactRows, HnswParams, VectorFormat, VectorIndex};
 use crate::memory::MemoryId;
 use crate::store::{ChangeOp, Store};
 
 /// Vectors inserted per parallel batch while replaying or rebuilding.
 const REPLAY_BATCH: usize = 4096;
+/// The file of an int8 index's exact vectors (see `ExactRows`), in the engine's directory.
+const EXACT_ROWS_FILE: &str = "exact-vectors.bin";
+
+/// The exact rows an index of `format` for `dimension` writes and re-scores with: the file in
+/// the engine directory `dir` for int8; `None` for f32, whose index holds the exact vectors
+/// itself (a file left from an int8 past is then removed).
+pub(super) fn exact_rows(
+    dir: &Path,
+    dimension: usize,
+    format: VectorFormat,
+) -> Result<Option<Arc<ExactRows>>> {
+    let path = dir.join(EXACT_ROWS_FILE);
+    match format {
+        VectorFormat::Int8 => Ok(Some(Arc::new(ExactRows::open(&path, dimension)?))),
+        VectorFormat::F32 => match std::fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                Err(HebbsError::io(&path, error))
+            }
+            _ => Ok(None),
+        },
+    }
+}
 
 /// How the index was brought up to date.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,13 +54,14 @@ pub struct Recovery {
 }
 
 /// Opens the index for `dimension` in `format` from the checkpoint in `dir` plus the changelog
-/// of `store` (a checkpoint of another format is rebuilt in `format`).
+/// of `store` (a checkpoint of another format is rebuilt in `format`), writing exact `rows`.
 pub fn open_index(
     store: &Store,
     dir: &Path,
     params: HnswParams,
     dimension: usize,
     format: VectorFormat,
+    rows: Option<Arc<ExactRows>>,
 ) -> Result<(VectorIndex, Recovery)> {
     let loaded = VectorIndex::load(dir, params, Some(format))
         .ok()
@@ -47,10 +71,10 @@ pub fn open_index(
     let (index, from_seq) = match loaded {
         Some((index, covered)) => {
             recovery.from_checkpoint = true;
-            (index, covered)
+            (index.with_exact_rows(rows), covered)
         }
         None => {
-            let index = VectorIndex::new(params, dimension, format);
+            let index = VectorIndex::new(params, dimension, format).with_exact_rows(rows);
             recovery.inserted += rebuild(store, &index, &AtomicBool::new(false))?;
             (index, 0)
         }

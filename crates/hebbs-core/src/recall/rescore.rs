@@ -1,13 +1,15 @@
 //! Exact re-scoring of the candidates of a quantised (int8) vector index: the index ranks by
-//! approximate distances, so the nearest of its answer are read back as the exact `f32` vectors
-//! the store keeps (RocksDB's `vectors` column family: one multi-get, whose point lookups use
-//! the bloom filters, of blocks read in place through mmap) and sorted by exact cosine
-//! distance. Results and their `relevance` are then exact cosines, as with the `f32` index.
-//! (The re-rank stage's parallel iterator read, `Store::map_token_vector_values`, was slower
-//! here: 0.54 against 0.34 ms p50 at 1M and ef 10, an iterator's seek visits every level.)
+//! approximate distances, so the nearest of its answer are scored again with their exact `f32`
+//! vectors and sorted by exact cosine distance. Results and their `relevance` are then exact
+//! cosines, as with the `f32` index.
+//!
+//! The exact vectors are read from the index's own rows file by slot (`ExactRows`, memory-mapped:
+//! no lookup). A row that is missing or fails its check is read from the store (RocksDB's
+//! `vectors` column family, the source of truth: one multi-get) and written back, so the file
+//! heals as it is used. docs/scale.md compares the two reads.
 
 use crate::error::Result;
-use crate::index::vector::{dot, Neighbor};
+use crate::index::vector::{dot, Neighbor, VectorIndex};
 use crate::store::Store;
 
 /// Candidates re-scored per result asked for: the int8 search returns at least this many
@@ -24,25 +26,28 @@ pub(super) fn candidates(k: usize, pool: usize) -> usize {
         .max(RESCORE_MIN_CANDIDATES)
 }
 
-/// `hits` with exact distances to normalised `query`, nearest first (memories whose vector is
-/// gone from the store, forgotten since the search, are dropped).
-pub(super) fn rescore(store: &Store, query: &[f32], hits: Vec<Neighbor>) -> Result<Vec<Neighbor>> {
-    let ids: Vec<_> = hits.iter().map(|hit| hit.id).collect();
-    let distances: Vec<Option<f32>> = store
-        .vectors(&ids)?
-        .into_iter()
-        .map(|found| found.map(|vector| (1.0 - dot(query, &vector)).max(0.0)))
-        .collect();
-    let mut exact: Vec<Neighbor> = ids
-        .into_iter()
-        .zip(distances)
-        .filter_map(|(id, distance)| {
-            Some(Neighbor {
+/// `hits` with exact distances to normalised `query`, nearest first (memories forgotten since
+/// the search are dropped).
+pub(super) fn rescore(
+    store: &Store,
+    index: &VectorIndex,
+    query: &[f32],
+    hits: Vec<Neighbor>,
+) -> Result<Vec<Neighbor>> {
+    let (mut exact, missing) = index.rescore(query, hits);
+    if !missing.is_empty() {
+        let stored = store.vectors(&missing)?;
+        for (id, vector) in missing.into_iter().zip(stored) {
+            let Some(vector) = vector else {
+                continue;
+            };
+            index.heal(&id, &vector);
+            exact.push(Neighbor {
                 id,
-                distance: distance?,
-            })
-        })
-        .collect();
+                distance: (1.0 - dot(query, &vector)).max(0.0),
+            });
+        }
+    }
     exact.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     Ok(exact)
 }

@@ -123,7 +123,7 @@ pub(super) fn nearest(
     };
     let mut kept = keep_selected(filter, hits, fetch)?;
     if approximate && !scanned {
-        kept = rescore::rescore(context.store, query, kept)?;
+        kept = rescore::rescore(context.store, index, query, kept)?;
     }
     kept.truncate(pool);
     Ok(kept)

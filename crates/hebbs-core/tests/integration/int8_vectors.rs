@@ -2,7 +2,8 @@
 //! the final candidates are re-scored with the exact f32 vectors of the store, so `nearest`
 //! answers exact cosines and, at a high `ef`, exactly the brute force's top-k; the checkpoint
 //! holds the codes (an open does not re-quantise); another format on open rebuilds the index in
-//! it; a damaged int8 checkpoint is rebuilt in int8.
+//! it; a damaged int8 checkpoint is rebuilt in int8; a damaged or missing file of exact rows
+//! (what the re-score reads) is read around and healed.
 
 use std::fs;
 use std::path::Path;
@@ -227,4 +228,52 @@ fn a_new_store_is_f32_unless_asked() {
     let mut rng = Rng(3);
     remember(&engine, &clustered(&mut rng, 5, 1, 8, 0.5));
     assert_eq!(engine.vector_format(), Some(VectorFormat::F32));
+}
+
+fn exact_rows_file(dir: &Path) -> std::path::PathBuf {
+    dir.join("exact-vectors.bin")
+}
+
+/// The bytes of the exact rows of the first `rows` slots (`dimension`-d).
+fn written_rows(dir: &Path, rows: usize, dimension: usize) -> Vec<u8> {
+    let bytes = fs::read(exact_rows_file(dir)).unwrap();
+    bytes[..rows * (16 + 4 * dimension + 4)].to_vec()
+}
+
+#[test]
+fn the_exact_rows_are_written_with_the_store_and_a_damaged_or_lost_file_is_healed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, ids, queries) = int8_store(dir.path());
+    let written = written_rows(dir.path(), 600, 32);
+    assert!(written.iter().any(|byte| *byte != 0));
+    let engine = open_with(dir.path(), None);
+    let before = answers(&engine, &queries);
+    drop(engine);
+
+    // Every row zeroed: each fails its check, is read from the store and written back.
+    let length = fs::metadata(exact_rows_file(dir.path())).unwrap().len();
+    fs::write(exact_rows_file(dir.path()), vec![0u8; length as usize]).unwrap();
+    let engine = open_with(dir.path(), None);
+    assert_eq!(answers(&engine, &queries), before);
+    assert!(check_answers(&engine, &ids, &data, &queries) >= 0.9);
+    drop(engine);
+    let healed = written_rows(dir.path(), 600, 32);
+    let row = 16 + 4 * 32 + 4;
+    let rows_back = (0..600)
+        .filter(|slot| {
+            healed[slot * row..(slot + 1) * row] == written[slot * row..(slot + 1) * row]
+        })
+        .count();
+    assert!(rows_back >= K, "only {rows_back} rows healed");
+
+    // The file gone: the open makes a new one, and the answers stay the same.
+    fs::remove_file(exact_rows_file(dir.path())).unwrap();
+    let engine = open_with(dir.path(), None);
+    assert_eq!(answers(&engine, &queries), before);
+    drop(engine);
+    assert!(exact_rows_file(dir.path()).exists());
+
+    // An f32 store keeps no exact rows.
+    drop(open_with(dir.path(), Some(VectorFormat::F32)));
+    assert!(!exact_rows_file(dir.path()).exists());
 }

@@ -1,7 +1,8 @@
 //! [`VectorIndex`]: the [`HnswGraph`] plus its [`SlotMap`] and the [`PendingQueue`] of nodes
 //! not linked into the graph yet. Inserts and searches take `&self` and may run concurrently;
 //! the slot map sits behind a read-write lock, and a slot is assigned and its vector appended
-//! under it, so slots and vectors stay in the same order.
+//! under it, so slots and vectors stay in the same order. An int8 index also writes each
+//! vector's exact row (see [`ExactRows`]) and re-scores its final candidates with them.
 
 use std::path::Path;
 use std::sync::{Arc, Once};
@@ -12,6 +13,7 @@ use rayon::prelude::*;
 use super::any_graph::{each, AnyGraph};
 use super::checkpoint;
 use super::drain_worker;
+use super::exact_rows::ExactRows;
 use super::format::VectorFormat;
 use super::params::HnswParams;
 use super::pending::PendingQueue;
@@ -48,6 +50,8 @@ pub struct VectorIndex {
     drain_worker: Once,
     params: HnswParams,
     dimension: usize,
+    /// The exact vectors by slot, for an approximate (int8) index that has them.
+    exact: Option<Arc<ExactRows>>,
 }
 
 impl VectorIndex {
@@ -76,7 +80,20 @@ impl VectorIndex {
             drain_worker: Once::new(),
             params,
             dimension,
+            exact: None,
         }
+    }
+
+    /// The index, writing each vector it adds to `rows` and re-scoring from them (see
+    /// [`VectorIndex::rescore`]).
+    pub fn with_exact_rows(mut self, rows: Option<Arc<ExactRows>>) -> Self {
+        self.exact = rows;
+        self
+    }
+
+    /// The exact rows this index writes, if any.
+    pub fn exact_rows(&self) -> Option<&Arc<ExactRows>> {
+        self.exact.as_ref()
     }
 
     /// Loads the checkpoint in `dir`; `None` if there is none, or if it holds another format
@@ -108,6 +125,9 @@ impl VectorIndex {
         self.drain();
         let _one_drain = self.drain_lock.lock();
         let slots = self.slots.write();
+        if let Some(rows) = &self.exact {
+            rows.sync()?;
+        }
         checkpoint::write(dir, &self.graph, &slots, covered_seq)
     }
 
@@ -135,7 +155,51 @@ impl VectorIndex {
             slot, stored,
             "slots and vectors are appended in the same order"
         );
+        self.write_exact(slot, &id, vector);
         Some(slot)
+    }
+
+    /// Writes the exact row of `slot`, if the index keeps them. A failed write (a full disk)
+    /// leaves the row to fail its check, so the re-score reads that vector from the store.
+    fn write_exact(&self, slot: usize, id: &MemoryId, vector: &[f32]) {
+        if let Some(rows) = &self.exact {
+            if let Err(error) = rows.write(slot, id, vector) {
+                log::warn!("could not write the exact vector of slot {slot}: {error}");
+            }
+        }
+    }
+
+    /// `hits` with exact distances to normalised `query` from the exact rows, and the ids
+    /// whose row is missing or fails its check (the caller reads those from the store and
+    /// hands them to [`VectorIndex::heal`]). Hits forgotten since the search are dropped.
+    pub fn rescore(&self, query: &[f32], hits: Vec<Neighbor>) -> (Vec<Neighbor>, Vec<MemoryId>) {
+        let slots = self.slots.read();
+        let mut exact = Vec::with_capacity(hits.len());
+        let mut missing = Vec::new();
+        let mut row = Vec::new();
+        for hit in hits {
+            let Some(slot) = slots.live_slot(&hit.id) else {
+                continue;
+            };
+            match self
+                .exact
+                .as_ref()
+                .and_then(|rows| rows.distance(slot, &hit.id, query, &mut row))
+            {
+                Some(distance) => exact.push(Neighbor { distance, ..hit }),
+                None => missing.push(hit.id),
+            }
+        }
+        (exact, missing)
+    }
+
+    /// Rewrites the exact row of `id` from its stored `vector` (after the row failed its
+    /// check); a no-op without exact rows or if `id` is not live.
+    pub fn heal(&self, id: &MemoryId, vector: &[f32]) {
+        let slot = self.slots.read().live_slot(id);
+        if let Some(slot) = slot {
+            self.write_exact(slot, id, vector);
+        }
     }
 
     /// Inserts normalised `vector` for `id` into the graph now; a no-op if `id` is indexed.

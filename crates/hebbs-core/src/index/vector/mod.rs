@@ -5,6 +5,7 @@ mod any_graph;
 mod checkpoint;
 mod dot;
 mod drain_worker;
+mod exact_rows;
 mod format;
 mod graph;
 mod hnsw_index;
@@ -17,6 +18,7 @@ mod vectors;
 mod wake;
 
 pub use dot::{dot, dot_in};
+pub use exact_rows::ExactRows;
 pub use format::VectorFormat;
 pub use hnsw_index::{Neighbor, VectorIndex, MAX_PENDING};
 pub use params::{
