@@ -259,6 +259,11 @@ def main() -> None:
     parser.add_argument(
         "--dir", type=Path, help="work directory, kept and resumed (default: a temporary one)"
     )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        help="merge this run's figures into this file, by system and size (scale_plot.py reads it)",
+    )
     args = parser.parse_args()
     others = [name for name in args.compare.split(",") if name and name != args.vector_format]
     if any(name not in (*FORMATS, "hnswlib") for name in others):
@@ -301,6 +306,40 @@ def main() -> None:
         if not args.dir:
             shutil.rmtree(workdir, ignore_errors=True)
     report(args, labels, built, disk, measured)
+    if args.json:
+        save_figures(args.json, args.n, labels, built, disk, measured)
+
+
+def save_figures(
+    path: Path,
+    n: int,
+    labels: list[str],
+    built: dict[str, dict[str, float]],
+    disk: dict[str, dict[str, int]],
+    measured: dict[str, Any],
+) -> None:
+    """Merges each system's figures at size ``n`` into the JSON file at ``path``: ``{system:
+    {n: figures}}``. A resumed run's ingest rate is of its own part; a rate of 0 (nothing
+    ingested) keeps the rate already saved."""
+    saved: dict[str, dict[str, Any]] = json.loads(path.read_text()) if path.exists() else {}
+    opened, first_pass, sweep = measured["opened"], measured["passes"][0], measured["passes"][-1]
+    for label in labels:
+        previous = saved.get(label, {}).get(str(n), {})
+        rate = built[label]["rate"] or previous.get("ingest_per_s", 0.0)
+        saved.setdefault(label, {})[str(n)] = {
+            "ingest_per_s": rate,
+            "disk_bytes": sum(disk[label].values()),
+            "disk_parts": disk[label],
+            "open_s": opened[label]["open_s"],
+            "rss_bytes": opened[label]["rss"],
+            "anon_bytes": opened[label]["anon"],
+            "rss_after_sweep_bytes": measured["rss_after_sweep"] if len(labels) == 1 else None,
+            "sweep": [
+                {**point, "first_pass_p50_ms": cold["p50_ms"]}
+                for point, cold in zip(sweep[label], first_pass[label], strict=True)
+            ],
+        }
+    path.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
