@@ -2,22 +2,27 @@
 
 1. Bulk ingest throughput (rows a second) of ``--rows`` rows (default 20 000): one process
    calling ``remember_many`` in batches on a store of its own (the baseline), then
-   ``hebbs.ray.ingest`` with 1 and with 2 Ray Data workers into the cluster (through the
-   ingress, to the owning shard), each into a fresh tenant; the ratio to the baseline.
-   Two more one-process rows: the process embedding with the bundled model itself and passing
-   the vectors (a Ray worker's work, in one process), and the baseline again after the rest
-   (the machine's load drifts: the two baseline rows show by how much), and the write alone:
-   ``remember_many`` of given vectors, no model.
-2. Ingress overhead, with 1 and then 2 ingress replicas (the same cluster, its ingress
-   redeployed; ``--rounds`` times, default 2, to see the machine's drift): ``recall`` p50 /
-   p90 through the cluster's URL against the same call to the owning shard's own server (a
-   direct call), and through the ingress's router on a uvicorn of its own (no Serve proxy),
-   ``--calls`` of each, interleaved, one client; with a given vector (the routing alone) and
-   with a text cue (the shard embeds it); and ``remember`` with the vector given (a write: the
-   ingress also asks the coordinator). Then the throughput of ``--threads`` clients at once
-   (each its own key) recalling with the vector, through the cluster's URL and direct.
+   ``hebbs.ray.ingest`` with 1 and with 2 Ray Data workers into the cluster, each into a fresh
+   tenant; the ratio to the baseline. Two more one-process rows: the process embedding with the
+   bundled model itself and passing the vectors (a Ray worker's work, in one process), and the
+   baseline again after the rest (the machine's load drifts: the two baseline rows show by how
+   much), and the write alone: ``remember_many`` of given vectors, no model.
+2. The paths of a request, ``--rounds`` rounds (default 2, to see the machine's drift) of
+   ``--calls`` calls each, interleaved, one client a path: ``direct`` (the owning shard's own
+   server), ``routed`` (:class:`~hebbs.HebbsClient` given the cluster's URL: it routes to the
+   owner itself), ``any-node`` (a client that does not route, given the other shard's URL: that
+   shard forwards once) and ``ingress`` (a client that does not route, given the cluster's
+   URL: Serve's proxy and an ingress replica); ``recall`` with a given vector (the routing
+   alone) and with a text cue (the shard embeds it), and ``remember`` with the vector given (a
+   write). Then the throughput of ``--threads`` clients at once (each its own key) recalling
+   with the vector, on each path but any-node.
 
-Ray is started here on 127.0.0.1 with 2 CPUs; the cluster has one shard (``a``)::
+The cluster is the tests' shape: a Ray of three nodes on 127.0.0.1 (``ray.cluster_utils``; the
+head with 2 CPUs, the coordinator and the ingress), shard ``a`` pinned to node 1 and ``b`` to
+node 2. The run ends with two lines that stay comparable across runs::
+
+    routed recall overhead p50: +X.XX ms
+    routed 8-client throughput / direct: N.NNx
 
     .venv/bin/python benches/cluster_bench.py [--rows 20000] [--calls 400] [--no-ingest]
 """
@@ -27,8 +32,9 @@ from __future__ import annotations
 import argparse
 import socket
 import statistics
+import subprocess
+import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -38,8 +44,7 @@ import numpy as np
 
 from hebbs import Hebbs, HebbsClient
 from hebbs.cluster import Cluster, ClusterConfig
-from hebbs.cluster.deployments import ActorLink, coordinator
-from hebbs.cluster.hashing import owner
+from hebbs.cluster.config import Placement
 from hebbs.embedder import default_embedder
 from hebbs.ray import ingest
 from hebbs.service.keys import KeyStore
@@ -111,62 +116,48 @@ def write_alone(data: list[dict[str, Any]], path: Path) -> float:
         return time.perf_counter() - started
 
 
-class PlainIngress:
-    """The ingress's :class:`~hebbs.cluster.ingress.Router` on a uvicorn of its own (no Serve
-    proxy in front), routing to the shard at ``shard_url``: it splits the ingress's overhead
-    into Serve's hop and the forwarding hop."""
-
-    def __init__(self, shard_url: str) -> None:
-        import uvicorn
-        from starlette.applications import Starlette
-        from starlette.routing import Route
-
-        from hebbs.cluster.ingress import Router
-
-        async def resolve(shard: str) -> str:
-            return shard_url
-
-        router = Router(ActorLink(coordinator()), resolve)
-        methods = ["GET", "POST", "PUT", "DELETE"]
-        app = Starlette(routes=[Route("/{path:path}", router.handle, methods=methods)])
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        while not self.server.started:
-            time.sleep(0.01)
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
-
 def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q) - 1]
 
 
-#: The paths a recall is timed on: the cluster's URL, the Router without Serve, the shard.
-PATHS = ("ingress", "router", "direct")
+#: The paths a request is timed on (see the module's documentation).
+PATHS = ("direct", "routed", "any-node", "ingress")
+#: The paths the throughput is measured on.
+THROUGHPUT_PATHS = ("direct", "routed", "ingress")
+#: The tenant of the timed calls.
+TENANT = "bench-recall"
+#: The Ray nodes: their custom resource and the shard each holds.
+NODES = {"head": None, "node-1": "a", "node-2": "b"}
 
 
-def recall_latencies(
-    urls: dict[str, str], keys: dict[str, str], calls: int, vector: list[float]
-) -> dict:
-    """Latencies in ms by ``cue/path``: recalls with the vector and with a text cue, and
+def client_for(cluster: Cluster, path: str, key: str) -> HebbsClient:
+    """A client of ``path`` with ``key`` (a key of :data:`TENANT`)."""
+    owner = cluster.owner(TENANT)
+    if path == "routed":
+        client = HebbsClient(cluster.url, key)
+        client.health()
+        assert client.route is not None, "the routed client found no route"
+        assert client.route.owner == owner
+        return client
+    if path == "ingress":
+        return HebbsClient(cluster.url, key, route=False)
+    if path == "direct":
+        return HebbsClient(cluster.shard_url(owner), key, route=False)
+    other = next(name for name in cluster.shards() if name != owner)
+    return HebbsClient(cluster.shard_url(other), key, route=False)
+
+
+def latencies(cluster: Cluster, keys: dict[str, str], calls: int, vector: list[float]) -> dict:
+    """Latencies in ms by ``kind/path``: recalls with the vector and with a text cue, and
     writes (``remember`` with the vector given: no embedding, so the routing and the store's
-    write alone; through the ingress it also asks the coordinator). Each path has its own key
-    of the tenant (a key's rate limit, 100 requests/s, would otherwise be shared by the
-    three)."""
+    write alone). Each path has its own key of the tenant (a key's rate limit, 100 requests/s,
+    would otherwise be shared)."""
     out: dict[str, list[float]] = {}
     bodies = {
         "vector": {"cue_embedding": vector, "strategies": ["similarity"], "top_k": 10},
         "text": {"cue": "customer wrote about refunds", "strategies": ["similarity"], "top_k": 10},
     }
-    clients = {name: HebbsClient(url, keys[name]) for name, url in urls.items()}
+    made = {path: client_for(cluster, path, keys[path]) for path in PATHS}
 
     def call(kind: str, client: HebbsClient) -> None:
         if kind == "write":
@@ -177,17 +168,17 @@ def recall_latencies(
     try:
         for kind in (*bodies, "write"):
             for _ in range(20):
-                for client in clients.values():
+                for client in made.values():
                     call(kind, client)
             for _ in range(calls):
-                for name, client in clients.items():
+                for path, client in made.items():
                     started = time.perf_counter()
                     call(kind, client)
-                    out.setdefault(f"{kind}/{name}", []).append(
+                    out.setdefault(f"{kind}/{path}", []).append(
                         (time.perf_counter() - started) * 1000
                     )
     finally:
-        for client in clients.values():
+        for client in made.values():
             client.close()
     return out
 
@@ -196,58 +187,89 @@ def recall_latencies(
 THREAD_CALLS = 100
 
 
-def throughput(url: str, keys: list[str], vector: list[float]) -> float:
-    """Recalls a second of ``len(keys)`` clients at once, each :data:`THREAD_CALLS` calls."""
+def throughput(cluster: Cluster, path: str, keys: list[str], vector: list[float]) -> float:
+    """Recalls a second of ``len(keys)`` clients of ``path`` at once, each
+    :data:`THREAD_CALLS` calls."""
     body = {"cue_embedding": vector, "strategies": ["similarity"], "top_k": 10}
+    made = [client_for(cluster, path, key) for key in keys]
 
-    def run(key: str) -> None:
-        with HebbsClient(url, key) as client:
-            for _ in range(THREAD_CALLS):
-                client.recall(**body)
+    def run(client: HebbsClient) -> None:
+        for _ in range(THREAD_CALLS):
+            client.recall(**body)
 
-    started = time.perf_counter()
-    with ThreadPoolExecutor(len(keys)) as pool:
-        list(pool.map(run, keys))
-    return len(keys) * THREAD_CALLS / (time.perf_counter() - started)
-
-
-def ingress_figures(
-    cluster: Cluster, keys: dict[str, str], thread_keys: list[str], calls: int, vector: list[float]
-) -> tuple[dict[str, list[float]], dict[str, float]]:
-    """The latencies of :func:`recall_latencies` and the throughput through the cluster's URL
-    and direct, with the ingress as it is deployed now."""
-    direct = cluster.shard_url(owner("bench-recall", cluster.shards()))
-    plain = PlainIngress(direct)
-    urls = {"ingress": cluster.url, "router": plain.url, "direct": direct}
     try:
-        latencies = recall_latencies(urls, keys, calls, vector)
+        started = time.perf_counter()
+        with ThreadPoolExecutor(len(keys)) as pool:
+            list(pool.map(run, made))
+        return len(keys) * THREAD_CALLS / (time.perf_counter() - started)
     finally:
-        plain.stop()
-    rates = {path: throughput(urls[path], thread_keys, vector) for path in ("ingress", "direct")}
-    return latencies, rates
+        for client in made:
+            client.close()
 
 
-def print_ingress(
-    replicas: int, calls: int, latencies: dict[str, list[float]], rates: dict[str, float]
+def print_round(
+    number: int, calls: int, timed: dict[str, list[float]], rates: dict[str, float]
 ) -> None:
-    print(f"\nrecall with {replicas} ingress replica(s), {calls} calls each, interleaved (ms)")
-    print(f"| {'cue':7} | {'path':8} | {'p50':>7} | {'p90':>7} |")
-    print(f"|{'-' * 9}|{'-' * 10}|{'-' * 9}|{'-' * 9}|")
-    for name, values in latencies.items():
-        cue, path = name.split("/")
-        p50, p90 = statistics.median(values), percentile(values, 90)
-        print(f"| {cue:7} | {path:8} | {p50:7.2f} | {p90:7.2f} |")
-    for cue in ("vector", "text", "write"):
-        p50 = {path: statistics.median(latencies[f"{cue}/{path}"]) for path in PATHS}
-        print(
-            f"ingress overhead on {cue} p50: {p50['ingress'] - p50['direct']:+.2f} ms"
-            f" (Serve's proxy hop {p50['ingress'] - p50['router']:+.2f} ms, the forwarding"
-            f" {p50['router'] - p50['direct']:+.2f} ms)"
+    print(f"\nround {number}: {calls} calls a path, interleaved, one client a path (ms)")
+    print(f"| {'call':7} | {'path':8} | {'p50':>7} | {'p90':>7} | {'p50 - direct':>12} |")
+    print(f"|{'-' * 9}|{'-' * 10}|{'-' * 9}|{'-' * 9}|{'-' * 14}|")
+    for kind in ("vector", "text", "write"):
+        direct = statistics.median(timed[f"{kind}/direct"])
+        for path in PATHS:
+            values = timed[f"{kind}/{path}"]
+            p50, p90 = statistics.median(values), percentile(values, 90)
+            print(f"| {kind:7} | {path:8} | {p50:7.2f} | {p90:7.2f} | {p50 - direct:+12.2f} |")
+    shown = ", ".join(f"{path} {rates[path]:.0f}" for path in THROUGHPUT_PATHS)
+    print(f"recalls/s of concurrent clients (vector cue): {shown}")
+
+
+def overhead(timed: dict[str, list[float]], kind: str, path: str) -> float:
+    """The p50 of ``path`` less the direct one, for ``kind`` calls, in ms."""
+    return statistics.median(timed[f"{kind}/{path}"]) - statistics.median(timed[f"{kind}/direct"])
+
+
+def print_summary(
+    figures: list[tuple[dict[str, list[float]], dict[str, float]]], threads: int
+) -> None:
+    """The median over the rounds of each overhead, then the two lines that stay comparable
+    across runs."""
+    print("\nover the rounds (median of each round's p50 less direct)")
+    for kind in ("vector", "text", "write"):
+        parts = ", ".join(
+            f"{path} {statistics.median(overhead(t, kind, path) for t, _ in figures):+.2f} ms"
+            for path in PATHS[1:]
         )
-    print(
-        f"throughput, vector cue, concurrent clients: {rates['ingress']:.0f} recalls/s through "
-        f"the cluster, {rates['direct']:.0f} direct ({rates['ingress'] / rates['direct']:.2f}x)"
+        print(f"{kind}: {parts}")
+    ingress = statistics.median(r["ingress"] / r["direct"] for _, r in figures)
+    print(f"ingress throughput / direct: {ingress:.2f}x")
+    routed = statistics.median(overhead(t, "vector", "routed") for t, _ in figures)
+    rate = statistics.median(r["routed"] / r["direct"] for _, r in figures)
+    print(f"routed recall overhead p50: {routed:+.2f} ms")
+    print(f"routed {threads}-client throughput / direct: {rate:.2f}x")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_ray() -> Any:
+    """A Ray of three nodes on 127.0.0.1, as the tests start it: the head with two CPUs and
+    two nodes without, each with its own resource."""
+    from ray.cluster_utils import Cluster as RayCluster
+
+    ray_cli = Path(sys.executable).with_name("ray")
+    subprocess.run([str(ray_cli), "get-auth-token", "--generate"], check=True, capture_output=True)
+    ray_cluster = RayCluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 2, "include_dashboard": False, "resources": {"hebbs-head": 1}},
     )
+    for node in NODES:
+        if node != "head":
+            ray_cluster.add_node(num_cpus=0, resources={f"hebbs-{node}": 1})
+    return ray_cluster
 
 
 def main() -> None:
@@ -255,61 +277,70 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--no-ingest", action="store_true", help="only the ingress figures")
-    parser.add_argument(
-        "--rounds", type=int, default=2, help="ingress measures with 1, then 2 replicas, repeated"
-    )
+    parser.add_argument("--no-ingest", action="store_true", help="only the request paths")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the request paths")
     args = parser.parse_args()
     data = rows(args.rows)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        store = KeyStore(root / "cluster")
-        keys = {t: store.create(t, "write")[0] for t in ("bench-1", "bench-2", "bench-recall")}
-        path_keys = {path: store.create("bench-recall", "write")[0] for path in PATHS}
-        thread_keys = [store.create("bench-recall", "write")[0] for _ in range(args.threads)]
+        store = KeyStore(root / "head")
+        keys = {t: store.create(t, "write")[0] for t in ("bench-1", "bench-2", TENANT)}
+        path_keys = {path: store.create(TENANT, "write")[0] for path in PATHS}
+        thread_keys = [store.create(TENANT, "write")[0] for _ in range(args.threads)]
         store.close()
         if not args.no_ingest:
             single_s = baseline(data, root / "single", vectors=False)
             vectors_s = baseline(data, root / "single-vectors", vectors=True)
             write_s = write_alone(data, root / "write-alone")
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
+        ray_cluster = start_ray()
         config = ClusterConfig(
-            data_dir=root / "cluster", shards=("a",), port=port, num_cpus=2, ingress_replicas=1
+            data_dir=root / "head",
+            shards=("a", "b"),
+            port=free_port(),
+            ingress_replicas=2,
+            ray_address=ray_cluster.address,
+            placements={
+                shard: Placement(str(root / node / shard), f"hebbs-{node}")
+                for node, shard in NODES.items()
+                if shard is not None
+            },
         )
-        with Cluster(config, log_to_driver=False) as cluster:
-            ray_s = {}
-            for workers in () if args.no_ingest else (1, 2):
-                result = ingest(
-                    data,
-                    cluster.url,
-                    api_key=keys[f"bench-{workers}"],
-                    batch_size=BATCH,
-                    workers=workers,
-                )
-                assert result.written == args.rows, result
-                ray_s[workers] = result.seconds
-            key = keys["bench-recall"]
-            with HebbsClient(cluster.url, key) as client:
-                client.remember_many([{"content": r["text"]} for r in data[:2000]])
-                vector = client.get(
-                    client.list_memories(limit=1).memories[0].id, include_embedding=True
-                ).embedding
-            figures = []
-            for _ in range(args.rounds):
-                for replicas in (1, 2):
-                    cluster.set_ingress_replicas(replicas)
-                    measured = ingress_figures(
-                        cluster, path_keys, thread_keys, args.calls, list(vector)
+        try:
+            with Cluster(config, log_to_driver=False) as cluster:
+                ray_s = {}
+                for workers in () if args.no_ingest else (1, 2):
+                    result = ingest(
+                        data,
+                        cluster.url,
+                        api_key=keys[f"bench-{workers}"],
+                        batch_size=BATCH,
+                        workers=workers,
                     )
-                    figures.append((replicas, measured))
-            if not args.no_ingest:
-                again_s = baseline(data, root / "single-again", vectors=False)
+                    assert result.written == args.rows, result
+                    ray_s[workers] = result.seconds
+                with HebbsClient(cluster.url, keys[TENANT]) as client:
+                    client.remember_many([{"content": r["text"]} for r in data[:2000]])
+                    vector = list(
+                        client.get(
+                            client.list_memories(limit=1).memories[0].id, include_embedding=True
+                        ).embedding
+                    )
+                figures = []
+                for number in range(1, args.rounds + 1):
+                    timed = latencies(cluster, path_keys, args.calls, vector)
+                    rates = {
+                        path: throughput(cluster, path, thread_keys, vector)
+                        for path in THROUGHPUT_PATHS
+                    }
+                    print_round(number, args.calls, timed, rates)
+                    figures.append((timed, rates))
+                if not args.no_ingest:
+                    again_s = baseline(data, root / "single-again", vectors=False)
+        finally:
+            ray_cluster.shutdown()
     if not args.no_ingest:
         print_ingest(args.rows, single_s, again_s, vectors_s, write_s, ray_s)
-    for replicas, (latencies, rates) in figures:
-        print_ingress(replicas, args.calls, latencies, rates)
+    print_summary(figures, args.threads)
 
 
 def print_ingest(

@@ -21,9 +21,10 @@ from hebbs.client.operations import OPERATIONS
 from hebbs.client.sse import EventParser, subscription_id
 from hebbs.service.errors import ENGINE_ERRORS
 
-#: Names only one side has: how each is opened, and the client's base URL.
+#: Names only one side has: how each is opened, the client's base URL and its route to a
+#: cluster's shard.
 OPENERS = {"open"}
-CLIENT_ONLY = {"connect", "url"}
+CLIENT_ONLY = {"connect", "url", "route"}
 
 
 def public(kind: type) -> set[str]:

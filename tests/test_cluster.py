@@ -4,11 +4,15 @@ directory, behind two ingress replicas, written and read through the cluster's U
 unchanged :class:`~hebbs.HebbsClient`; both replicas serving and agreeing on keys (a revoke
 refused everywhere within the key cache's TTL); a third shard added, then removed again, while
 a tenant that moves is written to; every process holding files of one node's directory only;
-the coordinator and then a shard replica killed during writes. The tests run in this order
-and build on each other's data (``written``)."""
+the coordinator and then a shard replica killed during writes. Clients that route themselves
+(the default of :class:`~hebbs.HebbsClient` given the cluster's URL) go to the owning shard
+directly, follow a move and fail over when their shard's replica is killed; any shard forwards
+a request it does not own. The tests run in this order and build on each other's data
+(``written``)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
@@ -20,10 +24,17 @@ import pytest
 from ray.exceptions import RayError
 
 from cluster_support import NODES, SHARDS, TENANTS, RunningCluster, files_by_node, ray_listeners
-from hebbs import AuthError, HebbsClient, NotFoundError
-from hebbs.cluster.constants import INGRESS_HEADER, KEY_CACHE_TTL_S
+from hebbs import AsyncHebbsClient, AuthError, HebbsClient, NotFoundError
+from hebbs.cluster.constants import (
+    INGRESS_HEADER,
+    KEY_CACHE_TTL_S,
+    MAP_ROUTE,
+    MAP_VERSION_HEADER,
+    MOVED_STATUS,
+    SHARD_HEADER,
+)
 from hebbs.cluster.hashing import moves, owner
-from hebbs.errors import HebbsError
+from hebbs.errors import HebbsError, ServerUnavailableError
 from hebbs.service.keys import KeyStore
 
 #: Memories written per tenant by the first test (one remember each, then a bulk write).
@@ -160,6 +171,89 @@ def test_the_client_works_unchanged_through_the_ingress(
     assert "/v1/memories/recall" in httpx.get(test_cluster.url + "/openapi.json").json()["paths"]
 
 
+class Recorded(httpx.HTTPTransport):
+    """A real transport that records where each request went (``scheme://host:port``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        self.sent.append(f"{url.scheme}://{url.host}:{url.port}")
+        return super().handle_request(request)
+
+
+def test_a_client_routes_to_the_owning_shard_and_any_shard_forwards(
+    test_cluster: RunningCluster, written: dict[str, list[str]]
+) -> None:
+    cluster = test_cluster.cluster
+    tenant = TENANTS[1]
+    key = test_cluster.keys[tenant]
+    shard = cluster.owner(tenant)
+    other = next(name for name in cluster.shards() if name != shard)
+    auth = {"Authorization": f"Bearer {key}"}
+    # The map: every shard's URL, the key's tenant and its owner, from the ingress or a shard.
+    shard_map = httpx.get(test_cluster.url + MAP_ROUTE, headers=auth, timeout=30).json()
+    assert shard_map["tenant"] == tenant
+    assert shard_map["owner"] == shard
+    urls = {entry["name"]: entry["url"] for entry in shard_map["shards"]}
+    assert urls == {name: cluster.shard_url(name) for name in cluster.shards()}
+    from_shard = httpx.get(cluster.shard_url(other) + MAP_ROUTE, headers=auth, timeout=30)
+    assert from_shard.json() == shard_map
+    assert httpx.get(test_cluster.url + MAP_ROUTE, timeout=30).status_code == 401
+    version = shard_map["version"]
+    recorded = Recorded()
+    with HebbsClient(test_cluster.url, key, transport=recorded) as client:
+        assert client.route is None
+        assert client.health().memory_count == PER_TENANT
+        # The first answer (through the ingress) named the map; the client fetched it.
+        assert client.route is not None
+        assert (client.route.owner, client.route.url) == (shard, cluster.shard_url(shard))
+        assert client.route.version == version
+        first = len(recorded.sent)
+        assert sorted(contents(client)) == sorted(written[tenant])
+        found = client.recall(f"{tenant} account", top_k=PER_TENANT)
+        assert {r.memory.content for r in found.results} == set(written[tenant])
+        memory = client.remember(f"{tenant} routed write", entity_id=tenant)
+        assert client.get(memory.id).content == f"{tenant} routed write"
+        client.forget(ids=[memory.id])
+        assert set(recorded.sent[first:]) == {cluster.shard_url(shard)}
+        assert test_cluster.url not in recorded.sent[first:]
+
+    async def routed_async() -> tuple[str | None, int]:
+        async with AsyncHebbsClient(test_cluster.url, key) as aclient:
+            await aclient.health()
+            count = (await aclient.health()).memory_count
+            return (None if aclient.route is None else aclient.route.owner), count
+
+    assert asyncio.run(routed_async()) == (shard, PER_TENANT)
+    # A request sent to another shard without a map is forwarded once to the owner.
+    answer = httpx.get(cluster.shard_url(other) + "/v1/health", headers=auth, timeout=30)
+    assert answer.status_code == 200
+    assert answer.headers[SHARD_HEADER] == shard
+    assert answer.json()["memory_count"] == PER_TENANT
+    # One routed by a map is answered 421, with the owner, before anything is done.
+    routed = {**auth, MAP_VERSION_HEADER: str(version)}
+    before = len(contents(HebbsClient(cluster.shard_url(shard), key)))
+    answer = httpx.post(
+        cluster.shard_url(other) + "/v1/memories",
+        headers=routed,
+        json={"content": "misrouted"},
+        timeout=30,
+    )
+    assert answer.status_code == MOVED_STATUS
+    body = answer.json()
+    assert (body["error_code"], body["owner"], body["map_version"]) == ("moved", shard, version)
+    with HebbsClient(cluster.shard_url(shard), key) as direct:
+        assert len(contents(direct)) == before
+    # The owner serves the routed request, stamped with its name and the map's version.
+    answer = httpx.get(cluster.shard_url(shard) + "/v1/health", headers=routed, timeout=30)
+    assert answer.status_code == 200
+    assert answer.headers[SHARD_HEADER] == shard
+    assert answer.headers[MAP_VERSION_HEADER] == str(version)
+
+
 def test_ray_and_every_server_listen_on_loopback_only(test_cluster: RunningCluster) -> None:
     listening = ray_listeners()
     assert len(listening) >= 5
@@ -196,15 +290,40 @@ def _loopback(address: str) -> bool:
 
 class Writer:
     """A thread that writes to one tenant through the ingress until stopped, recording what was
-    acknowledged and every refusal."""
+    acknowledged and every refusal; ``routed``: with a :class:`HebbsClient`, which routes to
+    the owning shard itself (its refusals are its ``ServerUnavailableError`` messages, and
+    ``owners`` the shards it routed to)."""
 
-    def __init__(self, url: str, key: str, prefix: str) -> None:
+    def __init__(self, url: str, key: str, prefix: str, *, routed: bool = False) -> None:
         self.url, self.key, self.prefix = url, key, prefix
         self.acknowledged: list[str] = []
         self.refusals: list[httpx.Response] = []
+        self.unavailable: list[str] = []
+        self.owners: list[str | None] = []
         self.failures: list[str] = []
+        self.routed = routed
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread = threading.Thread(
+            target=self._run_routed if routed else self._run, daemon=True
+        )
+
+    def _run_routed(self) -> None:
+        with HebbsClient(self.url, self.key, timeout=60) as client:
+            n = 0
+            while not self._stop.is_set():
+                content = f"{self.prefix} routed write {n}"
+                n += 1
+                try:
+                    client.remember(content)
+                except ServerUnavailableError as error:
+                    self.unavailable.append(str(error))
+                    time.sleep(0.05)
+                    continue
+                except HebbsError as error:
+                    self.failures.append(repr(error))
+                    continue
+                self.acknowledged.append(content)
+                self.owners.append(None if client.route is None else client.route.owner)
 
     def _run(self) -> None:
         headers = {"Authorization": f"Bearer {self.key}"}
@@ -261,13 +380,19 @@ def move_while_writing(
     before = snapshot(cluster)
     untouched = {shard: tenants - set(expected) for shard, tenants in tenant_dirs(cluster).items()}
     action, name = change.split(":")
-    with Writer(cluster.url, cluster.keys[big], f"during {change}") as writer:
-        time.sleep(0.5)
+    routed = Writer(cluster.url, cluster.keys[big], f"during {change}", routed=True)
+    with Writer(cluster.url, cluster.keys[big], f"during {change}") as writer, routed:
+        while len(routed.acknowledged) < 5:
+            assert not routed.failures, routed.failures
+            time.sleep(0.05)
         if action == "add":
             report = cluster.cluster.add_shard(name)
         else:
             report = cluster.cluster.remove_shard(name)
-        time.sleep(0.5)
+        after_move = len(routed.acknowledged)
+        while len(routed.acknowledged) < after_move + 5:
+            assert not routed.failures, routed.failures
+            time.sleep(0.05)
     assert {t: (m["from"], m["to"]) for t, m in report["moved"].items()} == expected
     assert report["moved"][big]["memories"] >= MOVING_TENANT_SIZE + PER_TENANT
     assert all(m["old_copy_removed"] for m in report["moved"].values())
@@ -283,6 +408,15 @@ def move_while_writing(
         assert "moving" in refusal.json()["message"]
     assert len({refusal.headers[INGRESS_HEADER] for refusal in writer.refusals}) == 2
     assert writer.acknowledged
+    # The routed client wrote to the old owner, was refused the same way during the move (its
+    # shard froze the tenant) and then wrote to the new owner: its stale map cost a 421 and a
+    # fetch, and no write went to a shard that does not own the tenant.
+    assert routed.failures == []
+    assert routed.unavailable
+    assert all("moving" in message for message in routed.unavailable)
+    source, target = expected[big]
+    assert routed.owners[0] == source
+    assert routed.owners[-1] == target
     # Only the moved tenants left their shards; each tenant is on exactly one shard.
     dirs = tenant_dirs(cluster)
     for shard, tenants in untouched.items():
@@ -295,7 +429,7 @@ def move_while_writing(
         assert ids == old_ids, tenant
         if tenant == big:
             # Nothing lost: what was there and every acknowledged write during the move.
-            assert now == sorted(old_contents + writer.acknowledged)
+            assert now == sorted(old_contents + writer.acknowledged + routed.acknowledged)
         else:
             assert now == old_contents
     return report
@@ -396,10 +530,17 @@ def test_a_killed_shard_replica_loses_no_acknowledged_write(test_cluster: Runnin
     writers = [
         Writer(test_cluster.url, test_cluster.keys[t], f"{t} around the kill") for t in victims
     ]
+    # A client that routes itself to shard a: it fails over to the cluster's URL while the
+    # replica restarts, then routes to the new replica.
+    writers.append(
+        Writer(test_cluster.url, test_cluster.keys[victims[0]], "routed kill", routed=True)
+    )
     for writer in writers:
         writer.__enter__()
     try:
-        time.sleep(1.0)
+        while any(len(w.acknowledged) < 5 for w in writers):
+            assert all(not w.failures for w in writers)
+            time.sleep(0.05)
         before_kill = [len(w.acknowledged) for w in writers]
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + RESTART_WAIT_S
@@ -423,7 +564,15 @@ def test_a_killed_shard_replica_loses_no_acknowledged_write(test_cluster: Runnin
         for writer in writers:
             writer.__exit__(None, None, None)
     assert all(n > 0 for n in before_kill)
-    for tenant, writer in zip(victims, writers):
+    routed = writers[-1]
+    assert routed.failures == []
+    assert routed.owners[0] == "a"
+    new_url = cluster.shard_url("a")
+    with HebbsClient(test_cluster.url, test_cluster.keys[victims[0]]) as client:
+        client.health()
+        assert client.route is not None
+        assert client.route.url == new_url
+    for tenant, writer in zip([*victims, victims[0]], writers):
         assert not [f for f in writer.failures if not f.startswith("503")]
         with HebbsClient(test_cluster.url, test_cluster.keys[tenant]) as client:
             stored = set(contents(client))

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from hebbs.cluster.config import ConfigError, Placement, load_config, parse_config
 from hebbs.cluster.constants import DEFAULT_INGRESS_REPLICAS
+from hebbs.cluster.forward import is_write
 from hebbs.cluster.hashing import moves, owner
-from hebbs.cluster.ingress import is_write
 from hebbs.cluster.key_cache import CachedKeys
 from hebbs.cluster.state import initial_state, load_state, state_path
 from hebbs.service.keys import KeyInfo, KeyStore

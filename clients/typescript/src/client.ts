@@ -7,7 +7,7 @@
 
 import { ID_BYTES } from './constants.js';
 import { InvalidInputError, NotFoundError, ServerUnavailableError } from './errors.js';
-import { type Call, type ClientOptions, Transport } from './http.js';
+import { type Call, type ClientOptions, type Route, Transport } from './http.js';
 import type {
   CommitInsightInput,
   EdgeInput,
@@ -68,6 +68,12 @@ export class HebbsClient {
   /** The server's base URL. */
   get url(): string {
     return this.#transport.url;
+  }
+
+  /** Where requests go when the URL is a cluster's: the shard that owns the key's tenant, its
+   * URL and the shard map's version (`undefined`: the URL itself). */
+  get route(): Route | undefined {
+    return this.#transport.route;
   }
 
   /** Stores one memory (`POST /v1/memories`); the server embeds `content` unless `embedding`

@@ -5,7 +5,7 @@
  */
 
 export { HebbsClient } from './client.js';
-export type { ClientOptions } from './http.js';
+export type { ClientOptions, Route } from './http.js';
 export { Subscription } from './subscription.js';
 export {
   EdgeType,

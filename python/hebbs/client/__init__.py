@@ -13,6 +13,7 @@ Needs the ``client`` extra (``pip install hebbs[client]``, which brings ``httpx`
 
 from hebbs.client.aio import AsyncHebbsClient
 from hebbs.client.errors import ERROR_CLASSES
+from hebbs.client.routing import Route
 from hebbs.client.settings import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT_S
 from hebbs.client.subscription import AsyncRemoteSubscription, RemoteSubscription
 from hebbs.client.sync import HebbsClient
@@ -25,4 +26,5 @@ __all__ = [
     "AsyncRemoteSubscription",
     "HebbsClient",
     "RemoteSubscription",
+    "Route",
 ]

@@ -19,16 +19,17 @@ from hebbs.api import Returns, SubscribeRequest
 from hebbs.api.operations import Operations
 from hebbs.client.answers import (
     FIRST_ERROR_STATUS,
-    body_arguments,
     decode_json,
     finish,
 )
 from hebbs.client.errors import error_from_response, unavailable
 from hebbs.client.operations import OPERATIONS, Call, call_for, subscribe_call
+from hebbs.client.routing import Route, RouteState
 from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
 from hebbs.client.sse import EventParser, stream_error, subscription_id
 from hebbs.client.subscription import AsyncRemoteSubscription
 from hebbs.client.sync import HebbsClient
+from hebbs.cluster.constants import MAP_ROUTE, MOVED_RETRIES, MOVED_STATUS
 from hebbs.errors import ClosedError, RemoteUnsupportedError
 from hebbs.llm import LLMProvider
 from hebbs.reflect.trigger import ReflectTrigger
@@ -90,11 +91,13 @@ class AsyncHebbsClient:
         *,
         timeout: float | None = DEFAULT_TIMEOUT_S,
         transport: httpx.AsyncBaseTransport | None = None,
+        route: bool = True,
     ) -> None:
         self._url = url.rstrip("/")
         self._api_key = api_key
         self._timeout = timeout
         self._sync: HebbsClient | None = None
+        self._routes = RouteState(self._url, route)
         self._http = httpx.AsyncClient(
             base_url=self._url,
             headers=headers(api_key),
@@ -111,9 +114,10 @@ class AsyncHebbsClient:
         *,
         timeout: float | None = DEFAULT_TIMEOUT_S,
         transport: httpx.AsyncBaseTransport | None = None,
+        route: bool = True,
     ) -> AsyncHebbsClient:
         """A client whose server answered :meth:`health` (see :meth:`HebbsClient.connect`)."""
-        client = cls(url, api_key, timeout=timeout, transport=transport)
+        client = cls(url, api_key, timeout=timeout, transport=transport, route=route)
         try:
             await client.health()
         except BaseException:
@@ -127,11 +131,19 @@ class AsyncHebbsClient:
         return self._url
 
     @property
+    def route(self) -> Route | None:
+        """Where requests go when the URL is a cluster's: the shard that owns the key's tenant,
+        its URL and the shard map's version (None: the URL itself)."""
+        return self._routes.route
+
+    @property
     def sync(self) -> HebbsClient:
         """A synchronous client of the same server with the same key (made on first use,
         closed with this one)."""
         if self._sync is None:
-            self._sync = HebbsClient(self._url, self._api_key, timeout=self._timeout)
+            self._sync = HebbsClient(
+                self._url, self._api_key, timeout=self._timeout, route=self._routes.enabled
+            )
         return self._sync
 
     @property
@@ -161,21 +173,42 @@ class AsyncHebbsClient:
 
     async def _send(self, call: Call[R]) -> R:
         self._check_open()
+        for _ in range(MOVED_RETRIES + 1):
+            route, base, arguments = self._routes.prepare(call)
+            try:
+                response = await self._http.request(
+                    call.method, base + call.path, params=call.params or None, **arguments
+                )
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                if route is None:
+                    raise unavailable(self._url, error) from error
+                self._routes.unreachable(route)
+                continue
+            except httpx.TransportError as error:
+                raise unavailable(base, error) from error
+            if route is not None and response.status_code == MOVED_STATUS:
+                await self._fetch_map(base, route.version + 1)
+                continue
+            seen = self._routes.wants_map(response.headers)
+            if seen is not None:
+                await self._fetch_map(base, seen)
+            return finish(call, response.status_code, response.content, response.headers)
+        raise unavailable(self._url, RuntimeError("the shard map kept changing"))
+
+    async def _fetch_map(self, base: str, seen: int) -> None:
         try:
-            response = await self._http.request(
-                call.method, call.path, params=call.params or None, **body_arguments(call)
-            )
-        except httpx.TransportError as error:
-            raise unavailable(self._url, error) from error
-        return finish(call, response.status_code, response.content, response.headers)
+            answer = await self._http.get(base + MAP_ROUTE)
+        except httpx.TransportError:
+            self._routes.adopt(0, None, seen)
+            return
+        body = decode_json(answer.content) if answer.content else None
+        self._routes.adopt(answer.status_code, body, seen)
 
     async def _stream(self, call: Call[None]) -> AsyncRemoteSubscription:
         self._check_open()
+        _, base, arguments = self._routes.prepare(call)
         request = self._http.build_request(
-            call.method,
-            call.path,
-            timeout=stream_timeouts(self._timeout),
-            **body_arguments(call),
+            call.method, base + call.path, timeout=stream_timeouts(self._timeout), **arguments
         )
         try:
             response = await self._http.send(request, stream=True)

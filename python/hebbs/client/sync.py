@@ -1,7 +1,9 @@
 """`HebbsClient`: :class:`hebbs.Hebbs`' methods over HTTP, with ``httpx.Client``.
 
 Its methods are the embedded ones (:class:`~hebbs.api.operations.Operations`): each checks its
-arguments as its request model, and :meth:`HebbsClient.run` sends the request's call.
+arguments as its request model, and :meth:`HebbsClient.run` sends the request's call. Given a
+cluster's URL, it sends each request to the shard that owns its key's tenant
+(:mod:`hebbs.client.routing`).
 """
 
 from __future__ import annotations
@@ -14,15 +16,16 @@ from hebbs.api import Returns, SubscribeRequest
 from hebbs.api.operations import Operations
 from hebbs.client.answers import (
     FIRST_ERROR_STATUS,
-    body_arguments,
     decode_json,
     finish,
 )
 from hebbs.client.errors import error_from_response, unavailable
 from hebbs.client.operations import Call, call_for, subscribe_call
+from hebbs.client.routing import Route, RouteState
 from hebbs.client.settings import DEFAULT_TIMEOUT_S, headers, limits, stream_timeouts, timeouts
 from hebbs.client.sse import EventParser, stream_error, subscription_id
 from hebbs.client.subscription import RemoteSubscription
+from hebbs.cluster.constants import MAP_ROUTE, MOVED_RETRIES, MOVED_STATUS
 from hebbs.errors import ClosedError, RemoteUnsupportedError
 from hebbs.llm import LLMProvider
 from hebbs.reflect.trigger import ReflectTrigger
@@ -40,7 +43,9 @@ class HebbsClient(Operations[RemoteSubscription]):
     ``HebbsClient("http://127.0.0.1:6381")`` where the embedded code says
     ``Hebbs.open("./memory")``; ``api_key`` is sent as ``Authorization: Bearer``. ``timeout``
     bounds each request in seconds (None: no limit). Connections are pooled and reused; use as
-    a context manager or call :meth:`close`. Safe to share between threads.
+    a context manager or call :meth:`close`. Safe to share between threads. Given a cluster's
+    URL (or any of its shards'), it routes each request to the shard that owns its key's tenant
+    (docs/cluster.md); ``route=False`` sends every request to ``url``.
     """
 
     def __init__(
@@ -50,9 +55,11 @@ class HebbsClient(Operations[RemoteSubscription]):
         *,
         timeout: float | None = DEFAULT_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
+        route: bool = True,
     ) -> None:
         self._url = url.rstrip("/")
         self._timeout = timeout
+        self._routes = RouteState(self._url, route)
         self._http = httpx.Client(
             base_url=self._url,
             headers=headers(api_key),
@@ -69,10 +76,11 @@ class HebbsClient(Operations[RemoteSubscription]):
         *,
         timeout: float | None = DEFAULT_TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
+        route: bool = True,
     ) -> HebbsClient:
         """A client whose server answered :meth:`health`: fails fast with
         :class:`~hebbs.ServerUnavailableError` or :class:`~hebbs.AuthError`."""
-        client = cls(url, api_key, timeout=timeout, transport=transport)
+        client = cls(url, api_key, timeout=timeout, transport=transport, route=route)
         try:
             client.health()
         except BaseException:
@@ -84,6 +92,12 @@ class HebbsClient(Operations[RemoteSubscription]):
     def url(self) -> str:
         """The server's base URL."""
         return self._url
+
+    @property
+    def route(self) -> Route | None:
+        """Where requests go when the URL is a cluster's: the shard that owns the key's tenant,
+        its URL and the shard map's version (None: the URL itself)."""
+        return self._routes.route
 
     @property
     def embedder(self) -> Embedder:
@@ -113,21 +127,42 @@ class HebbsClient(Operations[RemoteSubscription]):
 
     def _send(self, call: Call[R]) -> R:
         self._check_open()
+        for _ in range(MOVED_RETRIES + 1):
+            route, base, arguments = self._routes.prepare(call)
+            try:
+                response = self._http.request(
+                    call.method, base + call.path, params=call.params or None, **arguments
+                )
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                if route is None:
+                    raise unavailable(self._url, error) from error
+                self._routes.unreachable(route)
+                continue
+            except httpx.TransportError as error:
+                raise unavailable(base, error) from error
+            if route is not None and response.status_code == MOVED_STATUS:
+                self._fetch_map(base, route.version + 1)
+                continue
+            seen = self._routes.wants_map(response.headers)
+            if seen is not None:
+                self._fetch_map(base, seen)
+            return finish(call, response.status_code, response.content, response.headers)
+        raise unavailable(self._url, RuntimeError("the shard map kept changing"))
+
+    def _fetch_map(self, base: str, seen: int) -> None:
         try:
-            response = self._http.request(
-                call.method, call.path, params=call.params or None, **body_arguments(call)
-            )
-        except httpx.TransportError as error:
-            raise unavailable(self._url, error) from error
-        return finish(call, response.status_code, response.content, response.headers)
+            answer = self._http.get(base + MAP_ROUTE)
+        except httpx.TransportError:
+            self._routes.adopt(0, None, seen)
+            return
+        body = decode_json(answer.content) if answer.content else None
+        self._routes.adopt(answer.status_code, body, seen)
 
     def _stream(self, call: Call[None]) -> RemoteSubscription:
         self._check_open()
+        _, base, arguments = self._routes.prepare(call)
         request = self._http.build_request(
-            call.method,
-            call.path,
-            timeout=stream_timeouts(self._timeout),
-            **body_arguments(call),
+            call.method, base + call.path, timeout=stream_timeouts(self._timeout), **arguments
         )
         try:
             response = self._http.send(request, stream=True)

@@ -27,14 +27,35 @@ COORDINATOR_NAME: Final = "hebbs-coordinator"
 #: Seconds an ingress replica or a shard keeps a key's lookup (found or not) before asking the
 #: coordinator again: a revoked key is refused everywhere within this time.
 KEY_CACHE_TTL_S: Final = 2.0
-#: Seconds an ingress replica routes reads by the shard list it fetched; a move keeps its
-#: tenants' writes refused for this long after the switch, so a read on a stale list still
-#: finds the same data on the old shard.
+#: Seconds an ingress replica routes by the shard list it fetched before asking the
+#: coordinator again (a shard that no longer owns a tenant answers it 421, and the replica asks
+#: at once).
 ROUTE_CACHE_TTL_S: Final = 1.0
+#: The route that answers the shard map of the caller's key (every ingress replica and every
+#: shard serves it): ``{"version", "hashing", "shards": [{"name", "url"}], "tenant", "owner"}``.
+MAP_ROUTE: Final = "/v1/cluster/map"
+#: The header of the shard map's version: on every answer of a cluster (so a client learns that
+#: it talks to one), and on a request routed by that version of the map (a shard that does not
+#: own the tenant answers it 421 rather than forwarding it).
+MAP_VERSION_HEADER: Final = "x-hebbs-shard-map"
+#: The header of the shard that served an answer.
+SHARD_HEADER: Final = "x-hebbs-shard"
+#: The status of a routed request sent to a shard that does not own its tenant (HTTP's
+#: Misdirected Request), with ``error_code`` :data:`MOVED_CODE`, the ``owner`` and the
+#: ``map_version`` of the shard's map: the client fetches the map again and resends.
+MOVED_STATUS: Final = 421
+#: The ``error_code`` of that answer.
+MOVED_CODE: Final = "moved"
+#: How the shard map names its hashing (:mod:`hebbs.cluster.hashing`): rendezvous hashing with
+#: 64-bit BLAKE2b weights of ``shard NUL tenant``, personalised ``hebbs-hrw``.
+HASHING: Final = "rendezvous/blake2b-64/hebbs-hrw"
+#: Times a request is resent after a 421 (each after fetching the map again) before the caller
+#: is answered 503.
+MOVED_RETRIES: Final = 3
 #: The header each answer of the ingress carries: which ingress replica (its process id).
 INGRESS_HEADER: Final = "x-hebbs-ingress"
-#: Seconds a move waits for the writes in flight to its tenants (a forwarded request gives up
-#: after :data:`FORWARD_TIMEOUT_S`, so one of an ingress replica that died ends by then).
+#: Seconds a move waits for the writes in flight to its tenants on their shard (a request
+#: gives up after :data:`FORWARD_TIMEOUT_S`, so every write in flight ends by then).
 DRAIN_WAIT_S: Final = 600.0
 #: The header that carries the cluster's internal secret to a shard's ``/_shard`` routes.
 SECRET_HEADER: Final = "x-hebbs-cluster-secret"

@@ -5,18 +5,20 @@ needs a disk two nodes share.
 - **The key store**: ``DATA_DIR/keys.sqlite3`` on the head node (``hebbs keys create --db
   DATA_DIR`` writes it there); ingress replicas and shards ask :meth:`Coordinator.lookup` and
   keep the answer for :data:`KEY_CACHE_TTL_S` (:mod:`hebbs.cluster.key_cache`).
-- **The shard list and placements**: ``cluster.json`` (:mod:`hebbs.cluster.state`).
-- **The tenants being moved and the writes in flight**: an ingress replica asks
-  :meth:`Coordinator.begin_write` before it forwards a write (refused, None, while the tenant
-  moves; else the owner) and tells :meth:`Coordinator.end_write` after, so a move seen by one
-  replica is seen by all, and a move waits for every replica's writes to its tenants.
+- **The shard list, its version and placements**: ``cluster.json``
+  (:mod:`hebbs.cluster.state`); :meth:`Coordinator.view_for` gives a shard the list and the
+  tenants frozen on it, :meth:`Coordinator.shard_map` gives clients the list with each shard's
+  URL (:data:`MAP_ROUTE`).
+- **The tenants being moved**: writes are not asked about. Each shard enforces what it owns
+  (:mod:`hebbs.cluster.ownership`): a move freezes its tenants on their old shard, which
+  refuses new writes and waits for the ones in flight.
 - **Moves**: :meth:`Coordinator.add_shard` and :meth:`Coordinator.remove_shard` mark the tenants
-  whose owner changes as moving, wait for their writes in flight, stream each store over HTTP
-  from the old shard's export into the new shard's import (never through a shared path), switch
-  and save the shard list, keep the writes refused :data:`ROUTE_CACHE_TTL_S` longer (so a
-  replica that still routes reads by the old list finds the same data on the old shard), then
-  remove the old copies. A failure before the switch removes the new copies and leaves the list
-  as it was.
+  whose owner changes as moving, freeze them on their shards, stream each store over HTTP from
+  the old shard's export into the new shard's import (never through a shared path), switch and
+  save the shard list (one version on), push it to every shard (from then on the old shard
+  answers the moved tenants 421 and the new one serves them), then remove the old copies. A
+  failure before the switch removes the new copies, thaws the tenants and leaves the list as
+  it was.
 
 :class:`Coordinator` is the logic, free of Ray; the actor gives it the shards' URLs.
 """
@@ -26,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter
+from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any, Final
@@ -35,15 +37,16 @@ import httpx
 
 from hebbs.cluster.config import Placement, check_shards
 from hebbs.cluster.constants import (
-    DRAIN_WAIT_S,
     FORWARD_TIMEOUT_S,
+    HASHING,
     INTERNAL_PREFIX,
-    ROUTE_CACHE_TTL_S,
     SECRET_HEADER,
     SHARD_RETRY_S,
+    SHARD_WAIT_S,
 )
+from hebbs.cluster.forward import Resolver, ShardUnavailable, ShardUrls
 from hebbs.cluster.hashing import owner
-from hebbs.cluster.ingress import Resolver, ShardUrls
+from hebbs.cluster.ownership import ShardView
 from hebbs.cluster.shard import IMPORT_ROUTE
 from hebbs.cluster.state import ClusterState, load_state, save_state
 from hebbs.server.transfer_routes import NDJSON
@@ -51,6 +54,9 @@ from hebbs.service.keys import KeyInfo, KeyStore
 
 LOG = logging.getLogger("hebbs.cluster")
 
+#: Seconds the shard map waits for one shard's URL (a replica that restarts is left out, its URL
+#: None, rather than holding up every client's map).
+MAP_RESOLVE_TIMEOUT_S: Final = 2.0
 #: Seconds a move keeps trying to remove a moved store that a request (a subscription) still
 #: holds open on its old shard.
 REMOVE_WAIT_S: Final = 10.0
@@ -68,7 +74,7 @@ class Coordinator:
         self.state: ClusterState = state
         self.keys = KeyStore(self.data_dir)
         self.moving: dict[str, tuple[str, str]] = {}
-        self.writes: Counter[str] = Counter()
+        self._resolve = resolve
         self._urls = ShardUrls(resolve)
         self._control = asyncio.Lock()
         self._http = httpx.AsyncClient(
@@ -87,29 +93,31 @@ class Coordinator:
         """Where ``shard`` runs, as saved (None: not saved, the default)."""
         return self.state.placements.get(shard)
 
-    # The writes.
+    # What shards and clients route by.
 
-    def begin_write(self, tenant: str) -> str | None:
-        """The owner to send a write of ``tenant`` to, counted in flight until
-        :meth:`end_write`; None while the tenant moves (the write is refused)."""
-        if tenant in self.moving:
-            return None
-        self.writes[tenant] += 1
-        return owner(tenant, self.shards)
+    def view(self) -> ShardView:
+        """The shard list and its version."""
+        return ShardView(self.state.version, self.shards)
 
-    def end_write(self, tenant: str) -> None:
-        self.writes[tenant] -= 1
-        if self.writes[tenant] <= 0:
-            del self.writes[tenant]
+    def view_for(self, shard: str) -> tuple[ShardView, list[str]]:
+        """The shard list and the tenants frozen on ``shard`` (being moved from it)."""
+        frozen = [tenant for tenant, (source, _) in self.moving.items() if source == shard]
+        return self.view(), frozen
 
-    async def _drain(self, tenants: set[str]) -> None:
-        """Waits until no write to ``tenants`` is in flight (at most :data:`DRAIN_WAIT_S`)."""
-        deadline = time.monotonic() + DRAIN_WAIT_S
-        while any(self.writes.get(tenant) for tenant in tenants):
-            if time.monotonic() >= deadline:
-                LOG.warning("writes to %s still counted in flight; moving anyway", tenants)
-                return
-            await asyncio.sleep(0.01)
+    async def shard_map(self) -> dict[str, Any]:
+        """The shard map clients route by: ``{"version", "hashing", "shards": [{"name",
+        "url"}]}``, each URL asked of the shard's replica now (None while it restarts)."""
+        state = self.state
+
+        async def url(shard: str) -> str | None:
+            try:
+                return await asyncio.wait_for(self._resolve(shard), MAP_RESOLVE_TIMEOUT_S)
+            except (ShardUnavailable, asyncio.TimeoutError):
+                return None
+
+        urls = await asyncio.gather(*(url(shard) for shard in state.shards))
+        shards = [{"name": shard, "url": found} for shard, found in zip(state.shards, urls)]
+        return {"version": state.version, "hashing": HASHING, "shards": shards}
 
     # The shards' internal routes.
 
@@ -174,11 +182,37 @@ class Coordinator:
 
     # Moves.
 
+    async def _freeze(self, plan: dict[str, tuple[str, str]], route: str) -> None:
+        """Freezes (``route`` "/freeze") or thaws ("/thaw") the tenants of ``plan`` on their
+        old shards."""
+        by_source: dict[str, list[str]] = defaultdict(list)
+        for tenant, (source, _) in plan.items():
+            by_source[source].append(tenant)
+        for source, tenants in by_source.items():
+            await self._internal(source, "POST", route, json={"tenants": tenants})
+
+    async def _push(self, shards: Iterable[str]) -> None:
+        """Gives each of ``shards`` the current list, retried while one is down (a shard that
+        restarts asks for the list itself)."""
+        body = {"version": self.state.version, "shards": list(self.shards)}
+        for shard in shards:
+            deadline = time.monotonic() + SHARD_WAIT_S
+            while True:
+                try:
+                    await self._internal(shard, "POST", "/view", json=body)
+                    break
+                except (RuntimeError, httpx.TransportError, ShardUnavailable) as error:
+                    if time.monotonic() >= deadline:
+                        LOG.warning("shard %s did not take list %s: %s", shard, body, error)
+                        break
+                    await asyncio.sleep(SHARD_RETRY_S)
+
     async def _move(
         self, after: tuple[str, ...], placements: dict[str, Placement], sources: Iterable[str]
     ) -> dict[str, Any]:
         """Moves the tenants of ``sources`` whose owner under the shard list ``after`` is
         another shard, then makes ``after`` the list (see the module's documentation)."""
+        before = self.shards
         plan: dict[str, tuple[str, str]] = {}
         for shard in sources:
             for tenant in await self.tenants_of(shard):
@@ -187,7 +221,7 @@ class Coordinator:
         self.moving.update(plan)
         moved: dict[str, dict[str, Any]] = {}
         try:
-            await self._drain(set(plan))
+            await self._freeze(plan, "/freeze")
             for tenant, (source, target) in plan.items():
                 counts = await self._copy(tenant, source, target)
                 moved[tenant] = {"from": source, "to": target, **counts}
@@ -197,14 +231,17 @@ class Coordinator:
         except BaseException:
             for tenant, (_, target) in plan.items():
                 await self._remove(target, tenant)
-            for tenant in plan:
-                self.moving.pop(tenant, None)
+            try:
+                await self._freeze(plan, "/thaw")
+            finally:
+                for tenant in plan:
+                    self.moving.pop(tenant, None)
             raise
-        if plan:
-            # Every ingress replica's cached shard list has the switch by now.
-            await asyncio.sleep(ROUTE_CACHE_TTL_S)
+        await self._push(dict.fromkeys((*after, *before)))
         for tenant, (source, _) in plan.items():
             moved[tenant]["old_copy_removed"] = await self._remove(source, tenant)
+        await self._freeze(plan, "/thaw")
+        for tenant in plan:
             self.moving.pop(tenant, None)
         return {"shards": list(self.shards), "moved": moved}
 

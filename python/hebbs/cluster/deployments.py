@@ -36,9 +36,11 @@ from hebbs.cluster.constants import (
     SHARD_MAX_ONGOING,
 )
 from hebbs.cluster.coordinator import Coordinator
+from hebbs.cluster.forward import ShardUnavailable
 from hebbs.cluster.hashing import owner as owner_of
-from hebbs.cluster.ingress import Router, ShardUnavailable
+from hebbs.cluster.ingress import Router
 from hebbs.cluster.key_cache import CachedKeys
+from hebbs.cluster.ownership import ShardView
 from hebbs.cluster.runtime import bind_replicas_to_loopback, node_address
 from hebbs.cluster.shard import ShardServer
 from hebbs.service.errors import ApiError, not_ready
@@ -84,11 +86,14 @@ class CoordinatorActor:
     def moving(self) -> dict[str, tuple[str, str]]:
         return dict(self.coordinator.moving)
 
-    def begin_write(self, tenant: str) -> str | None:
-        return self.coordinator.begin_write(tenant)
+    def view(self) -> ShardView:
+        return self.coordinator.view()
 
-    def end_write(self, tenant: str) -> None:
-        self.coordinator.end_write(tenant)
+    def view_for(self, shard: str) -> tuple[ShardView, list[str]]:
+        return self.coordinator.view_for(shard)
+
+    async def shard_map(self) -> dict[str, Any]:
+        return await self.coordinator.shard_map()
 
     async def add_shard(self, name: str, placement: Placement) -> dict[str, Any]:
         return await self.coordinator.add_shard(name, placement)
@@ -126,8 +131,8 @@ def coordinator() -> Any:
 
 
 class ActorLink:
-    """An ingress replica's :class:`~hebbs.cluster.ingress.CoordinatorLink`: the coordinator
-    actor's methods, awaited (``end_write`` is sent without waiting)."""
+    """An ingress replica's :class:`~hebbs.cluster.ingress.CoordinatorLink` and a shard's
+    :class:`~hebbs.cluster.gate.ShardLink`: the coordinator actor's methods, awaited."""
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
@@ -142,16 +147,17 @@ class ActorLink:
         info: KeyInfo | None = await self._ask("lookup", key)
         return info
 
-    async def shards(self) -> tuple[str, ...]:
-        found: tuple[str, ...] = await self._ask("shards")
+    async def view(self) -> ShardView:
+        found: ShardView = await self._ask("view")
         return found
 
-    async def begin_write(self, tenant: str) -> str | None:
-        shard: str | None = await self._ask("begin_write", tenant)
-        return shard
+    async def view_for(self, shard: str) -> tuple[ShardView, list[str]]:
+        found: tuple[ShardView, list[str]] = await self._ask("view_for", shard)
+        return found
 
-    def end_write(self, tenant: str) -> None:
-        self.handle.end_write.remote(tenant)
+    async def shard_map(self) -> dict[str, Any]:
+        found: dict[str, Any] = await self._ask("shard_map")
+        return found
 
 
 @serve.deployment(
@@ -176,7 +182,9 @@ class ShardDeployment:
                 raise coordinator_unavailable(error) from None
             return info
 
-        self.server = ShardServer(data_dir, name, secret, CachedKeys(fetch), node_address())
+        link = ActorLink(handle)
+        keys = CachedKeys(fetch, link.lookup)
+        self.server = ShardServer(data_dir, name, secret, keys, link, resolve_shard, node_address())
 
     def url(self) -> str:
         """Where the shard serves now (a new port after each restart)."""

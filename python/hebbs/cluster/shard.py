@@ -6,10 +6,15 @@ answers (export, subscriptions) pass as they are. Its keys are the coordinator's
 :class:`~hebbs.cluster.key_cache.CachedKeys` put in place of the key store the app opens (which
 stays empty: nothing writes it).
 
+In front of the app, the gate (:mod:`hebbs.cluster.gate`) checks each keyed request against
+what the shard owns: served, refused while its tenant moves, answered 421 or forwarded to the
+owner.
+
 Beside the ``/v1`` routes a shard has internal ones under :data:`INTERNAL_PREFIX`, left out of
 its OpenAPI document and refused (403) without the cluster's secret in :data:`SECRET_HEADER`:
-the tenants it holds, and the export, import and removal of one tenant's store, which is how
-the coordinator moves a tenant from one shard to another, over HTTP.
+the tenants it holds, the export, import and removal of one tenant's store, the freezing and
+thawing of tenants and the new shard list, which is how the coordinator moves a tenant from one
+shard to another, over HTTP.
 """
 
 from __future__ import annotations
@@ -20,9 +25,13 @@ from typing import Any, Final
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
 
 from hebbs.cluster.constants import INTERNAL_PREFIX, SECRET_HEADER
+from hebbs.cluster.forward import Resolver
+from hebbs.cluster.gate import ShardGate, ShardGuard, ShardLink
 from hebbs.cluster.key_cache import CachedKeys
+from hebbs.cluster.ownership import ShardView
 from hebbs.server.serve import BackgroundServer
 from hebbs.server.transfer_routes import export_response, import_body
 from hebbs.service.auth import AuthConfig
@@ -39,6 +48,19 @@ def _tenant(tenant: str) -> str:
     if not valid_tenant(tenant):
         raise ApiError(400, "invalid_input", f"invalid tenant name {tenant!r}", field="tenant")
     return tenant
+
+
+class Tenants(BaseModel):
+    """The body of a freeze or a thaw."""
+
+    tenants: list[str]
+
+
+class View(BaseModel):
+    """The body of a new shard list."""
+
+    version: int
+    shards: list[str]
 
 
 def internal_router(secret: str) -> APIRouter:
@@ -72,17 +94,41 @@ def internal_router(secret: str) -> APIRouter:
         stores: TenantStores = request.app.state.tenants
         return {"removed": stores.remove(_tenant(tenant))}
 
+    @router.post("/freeze")
+    async def freeze(request: Request, body: Tenants) -> dict[str, Any]:
+        """Refuses writes to the tenants from now on; answers when none is in flight."""
+        guard: ShardGuard = request.app.state.guard
+        await (await guard.ownership()).freeze(body.tenants)
+        return {"frozen": body.tenants}
+
+    @router.post("/thaw")
+    async def thaw(request: Request, body: Tenants) -> dict[str, Any]:
+        guard: ShardGuard = request.app.state.guard
+        (await guard.ownership()).thaw(body.tenants)
+        return {"thawed": body.tenants}
+
+    @router.post("/view")
+    async def view(request: Request, body: View) -> dict[str, Any]:
+        """Takes the coordinator's new shard list (if newer than the one held)."""
+        guard: ShardGuard = request.app.state.guard
+        held = await guard.ownership()
+        held.adopt(ShardView(body.version, tuple(body.shards)))
+        return {"version": held.view.version}
+
     return router
 
 
-def shard_app(server: BackgroundServer, secret: str) -> FastAPI:
-    """``server``'s app with the internal routes added (before it starts), the internal import
-    exempt from the general body limit like ``/v1/import`` (it spools the body and limits it
-    to ``MAX_IMPORT_BYTES`` itself): a moved store is as large as the tenant."""
+def shard_app(server: BackgroundServer, secret: str, guard: ShardGuard) -> FastAPI:
+    """``server``'s app with the gate in front and the internal routes added (before it
+    starts), the internal import exempt from the general body limit like ``/v1/import`` (it
+    spools the body and limits it to ``MAX_IMPORT_BYTES`` itself): a moved store is as large as
+    the tenant."""
     app = server.app
     if not isinstance(app, FastAPI):
         raise TypeError("a shard serves the hebbs FastAPI app")
+    app.state.guard = guard
     app.include_router(internal_router(secret))
+    app.add_middleware(ShardGate, guard=guard)
     for middleware in app.user_middleware:
         factory: object = middleware.cls
         exempt = middleware.kwargs.get("exempt")
@@ -92,15 +138,23 @@ def shard_app(server: BackgroundServer, secret: str) -> FastAPI:
 
 
 class ShardServer:
-    """Shard ``name`` over ``data_dir`` (its own), with the cluster's ``keys``, served on
-    ``host`` until :meth:`stop`."""
+    """Shard ``name`` over ``data_dir`` (its own), with the cluster's ``keys``, linked to the
+    coordinator by ``link`` and to the other shards' URLs by ``resolve``, served on ``host``
+    until :meth:`stop`."""
 
     def __init__(
-        self, data_dir: str | Path, name: str, secret: str, keys: CachedKeys, host: str
+        self,
+        data_dir: str | Path,
+        name: str,
+        secret: str,
+        keys: CachedKeys,
+        link: ShardLink,
+        resolve: Resolver,
+        host: str,
     ) -> None:
         self.name = name
         self._server = BackgroundServer(Path(data_dir), host=host)
-        app = shard_app(self._server, secret)
+        app = shard_app(self._server, secret, ShardGuard(name, keys, link, resolve))
         auth: AuthConfig = app.state.auth
         if auth.keys is not None:
             auth.keys.close()

@@ -1,5 +1,6 @@
 """The cluster's own file, ``DATA_DIR/cluster.json`` on the head node (mode 0600): the current
-shard list, where each shard runs (its :class:`~hebbs.cluster.config.Placement`: a node's
+shard list and its version (one more at each change: the version of the shard map that clients
+route by), where each shard runs (its :class:`~hebbs.cluster.config.Placement`: a node's
 resource and a data directory on that node) and the internal secret the coordinator shows the
 shards' ``/_shard`` routes.
 
@@ -22,6 +23,8 @@ from hebbs.cluster.constants import STATE_FILE
 
 #: Random bytes of the internal secret.
 SECRET_BYTES = 32
+#: The version of a cluster's first shard list (and of a ``cluster.json`` saved before versions).
+FIRST_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -29,13 +32,14 @@ class ClusterState:
     shards: tuple[str, ...]
     secret: str
     placements: dict[str, Placement] = field(default_factory=dict)
+    version: int = FIRST_VERSION
 
     def with_shards(
         self, shards: tuple[str, ...], placements: dict[str, Placement]
     ) -> ClusterState:
-        """This state with the shard list ``shards`` and their ``placements``."""
+        """This state with the shard list ``shards`` and their ``placements``, one version on."""
         kept = {name: placements[name] for name in shards if name in placements}
-        return ClusterState(shards, self.secret, kept)
+        return ClusterState(shards, self.secret, kept, self.version + 1)
 
 
 def state_path(data_dir: str | Path) -> Path:
@@ -54,7 +58,8 @@ def load_state(data_dir: str | Path) -> ClusterState | None:
         str(name): Placement(str(where["data_dir"]), where.get("resource"))
         for name, where in data.get("placements", {}).items()
     }
-    return ClusterState(shards, str(data["secret"]), placements)
+    version = int(data.get("version", FIRST_VERSION))
+    return ClusterState(shards, str(data["secret"]), placements, version)
 
 
 def save_state(data_dir: str | Path, state: ClusterState) -> None:
@@ -66,7 +71,12 @@ def save_state(data_dir: str | Path, state: ClusterState) -> None:
     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
         placements = {name: where.to_json() for name, where in state.placements.items()}
         json.dump(
-            {"shards": list(state.shards), "secret": state.secret, "placements": placements},
+            {
+                "shards": list(state.shards),
+                "version": state.version,
+                "secret": state.secret,
+                "placements": placements,
+            },
             file,
         )
         file.flush()

@@ -74,7 +74,7 @@ def authenticate_header(config: AuthConfig, header: str | None, scope: str) -> C
     if scheme.lower() != SCHEME or not key.strip():
         raise unauthorized("the Authorization header must be 'Bearer <key>'")
     info = config.keys.lookup(key.strip())
-    refused = _refusal(info)
+    refused = refusal(info)
     if refused is not None:
         raise refused
     assert info is not None
@@ -86,7 +86,7 @@ def authenticate_header(config: AuthConfig, header: str | None, scope: str) -> C
     return Caller(info.tenant, info.key_id, info.scope, info.organization)
 
 
-def _refusal(info: KeyInfo | None) -> ApiError | None:
+def refusal(info: KeyInfo | None) -> ApiError | None:
     """The 401 of a key whose record is ``info`` (None: no such key), or None if it is valid."""
     if info is None:
         return unauthorized("unknown API key")
@@ -126,7 +126,7 @@ class KeyWatch:
         if self._keys is None or self._key_id is None or self._clock() < self._due:
             return None
         self._due = self._clock() + self._interval_s
-        return _refusal(self._keys.find(self._key_id))
+        return refusal(self._keys.find(self._key_id))
 
 
 class Require:

@@ -117,8 +117,10 @@ def payload_too_large(limit: int) -> ApiError:
     return ApiError(413, "payload_too_large", f"the request body is larger than {limit} bytes")
 
 
-def not_ready(message: str) -> ApiError:
-    return ApiError(503, "not_ready", message)
+def not_ready(message: str, retry_after_s: int | None = None) -> ApiError:
+    """The 503 of a request to retry (after ``retry_after_s``, sent as ``Retry-After``)."""
+    headers = None if retry_after_s is None else {"Retry-After": str(retry_after_s)}
+    return ApiError(503, "not_ready", message, headers=headers)
 
 
 def error_body(error_code: str, message: str, field: str | None = None) -> dict[str, Any]:
