@@ -8,14 +8,15 @@
    baseline again after the rest (the machine's load drifts: the two baseline rows show by how
    much), and the write alone: ``remember_many`` of given vectors, no model.
 2. The paths of a request, ``--rounds`` rounds (default 2, to see the machine's drift) of
-   ``--calls`` calls each, interleaved, one client a path: ``direct`` (the owning shard's own
-   server), ``routed`` (:class:`~hebbs.HebbsClient` given the cluster's URL: it routes to the
-   owner itself), ``any-node`` (a client that does not route, given the other shard's URL: that
-   shard forwards once) and ``ingress`` (a client that does not route, given the cluster's
-   URL: Serve's proxy and an ingress replica); ``recall`` with a given vector (the routing
-   alone) and with a text cue (the shard embeds it), and ``remember`` with the vector given (a
-   write). Then the throughput of ``--threads`` clients at once (each its own key) recalling
-   with the vector, on each path but any-node.
+   ``--calls`` calls each, interleaved in a random order each time, one client a path:
+   ``direct`` (the owning shard's own server), ``routed`` (:class:`~hebbs.HebbsClient` given
+   the cluster's URL: it routes to the owner itself), ``any-node`` (a client that does not
+   route, given the other shard's URL: that shard forwards once) and ``ingress`` (a client
+   that does not route, given the cluster's URL: Serve's proxy and an ingress replica);
+   ``recall`` with a given vector (the routing alone) and with a text cue (the shard embeds
+   it), and ``remember`` with the vector given (a write). Then the throughput of
+   ``--threads`` clients at once (each its own key) recalling with the vector, on each path
+   but any-node.
 
 The cluster is the tests' shape: a Ray of three nodes on 127.0.0.1 (``ray.cluster_utils``; the
 head with 2 CPUs, the coordinator and the ingress), shard ``a`` pinned to node 1 and ``b`` to
@@ -158,6 +159,7 @@ def latencies(cluster: Cluster, keys: dict[str, str], calls: int, vector: list[f
         "text": {"cue": "customer wrote about refunds", "strategies": ["similarity"], "top_k": 10},
     }
     made = {path: client_for(cluster, path, keys[path]) for path in PATHS}
+    order = np.random.default_rng(2)
 
     def call(kind: str, client: HebbsClient) -> None:
         if kind == "write":
@@ -171,7 +173,10 @@ def latencies(cluster: Cluster, keys: dict[str, str], calls: int, vector: list[f
                 for client in made.values():
                     call(kind, client)
             for _ in range(calls):
-                for path, client in made.items():
+                # A fresh order each time: a call right after a slow one (the ingress) finds
+                # the cores still busy with its tail (Serve's proxy, logging).
+                for path in order.permutation(PATHS):
+                    client = made[path]
                     started = time.perf_counter()
                     call(kind, client)
                     out.setdefault(f"{kind}/{path}", []).append(
@@ -210,7 +215,7 @@ def throughput(cluster: Cluster, path: str, keys: list[str], vector: list[float]
 def print_round(
     number: int, calls: int, timed: dict[str, list[float]], rates: dict[str, float]
 ) -> None:
-    print(f"\nround {number}: {calls} calls a path, interleaved, one client a path (ms)")
+    print(f"\nround {number}: {calls} calls a path, shuffled, one client a path (ms)")
     print(f"| {'call':7} | {'path':8} | {'p50':>7} | {'p90':>7} | {'p50 - direct':>12} |")
     print(f"|{'-' * 9}|{'-' * 10}|{'-' * 9}|{'-' * 9}|{'-' * 14}|")
     for kind in ("vector", "text", "write"):

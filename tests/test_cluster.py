@@ -21,6 +21,9 @@ import time
 import httpx
 import numpy as np
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from ray.exceptions import RayError
 
 from cluster_support import NODES, SHARDS, TENANTS, RunningCluster, files_by_node, ray_listeners
@@ -252,6 +255,35 @@ def test_a_client_routes_to_the_owning_shard_and_any_shard_forwards(
     assert answer.status_code == 200
     assert answer.headers[SHARD_HEADER] == shard
     assert answer.headers[MAP_VERSION_HEADER] == str(version)
+
+
+def test_an_mcp_host_given_any_shard_reaches_its_tenant(test_cluster: RunningCluster) -> None:
+    cluster = test_cluster.cluster
+    tenant = TENANTS[2]
+    key = test_cluster.keys[tenant]
+    shard = cluster.owner(tenant)
+    other = next(name for name in cluster.shards() if name != shard)
+    other_url, owner_url = cluster.shard_url(other), cluster.shard_url(shard)
+
+    async def session() -> str:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+        transport = streamable_http_client(other_url + "/mcp", http_client=http)
+        async with http, Client(transport) as client:
+            stored = await client.call_tool("remember", {"content": f"{tenant} met us over MCP"})
+            memory = stored.structured_content
+            assert memory is not None
+            found = await client.call_tool("recall", {"cue": "met us over MCP", "top_k": 3})
+            assert found.structured_content is not None
+            ids = [r["memory"]["id"] for r in found.structured_content["results"]]
+            assert memory["id"] in ids
+            await client.call_tool("forget", {"ids": [memory["id"]]})
+            return str(memory["id"])
+
+    memory_id = asyncio.run(session())
+    # The session lived on the owner, where the memory was stored (and is now forgotten).
+    with HebbsClient(owner_url, key, route=False) as direct:
+        assert not [content for content in contents(direct) if "over MCP" in content]
+        assert direct.tombstone(memory_id) is not None
 
 
 def test_ray_and_every_server_listen_on_loopback_only(test_cluster: RunningCluster) -> None:

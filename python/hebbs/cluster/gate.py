@@ -15,16 +15,21 @@ For a request whose key is valid (a bad key goes on to the app, which answers 40
   of Elasticsearch or Qdrant does.
 
 A request routed by a newer map than the shard's makes it fetch its view from the coordinator
-first. ``GET`` of :data:`MAP_ROUTE` is answered here: the shard map, the key's tenant and its
-owner. Every answer to a keyed request carries :data:`MAP_VERSION_HEADER` and
-:data:`SHARD_HEADER`. The internal routes (:data:`INTERNAL_PREFIX`) and keyless requests
-(probes, documents) pass unchecked.
+first. A write refused because its tenant is frozen makes the shard ask the coordinator which
+of its tenants are moving (at most once per :data:`FROZEN_RECHECK_S`), so a freeze left by a
+move that failed or whose coordinator restarted ends there.
+
+``GET`` of :data:`MAP_ROUTE` is answered here: the shard map, the key's tenant and its owner.
+Every answer to a keyed request carries :data:`MAP_VERSION_HEADER` and :data:`SHARD_HEADER`.
+The internal routes (:data:`INTERNAL_PREFIX`) and keyless requests (probes, documents) pass
+unchecked.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+import time
+from typing import Any, Final, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -50,6 +55,10 @@ from hebbs.service.errors import (
     not_ready,
     unauthorized,
 )
+
+#: Seconds between two looks at the coordinator's moving tenants by a shard that refuses a
+#: write to a frozen one (so a freeze whose move is gone ends within this time).
+FROZEN_RECHECK_S: Final = float(MOVE_RETRY_AFTER_S)
 
 
 class ShardLink(Protocol):
@@ -102,6 +111,7 @@ class ShardGuard:
         self.forwarder = Forwarder(resolve)
         self._ownership: Ownership | None = None
         self._loading: asyncio.Lock | None = None
+        self._checked_at = -FROZEN_RECHECK_S
 
     async def ownership(self) -> Ownership:
         """The shard's ownership, asked of the coordinator the first time."""
@@ -119,6 +129,19 @@ class ShardGuard:
         found = await self.ownership()
         view, _ = await self.link.view_for(self.name)
         found.adopt(view)
+        return found
+
+    async def recheck(self) -> Ownership:
+        """The ownership with the coordinator's frozen tenants, asked at most once per
+        :data:`FROZEN_RECHECK_S`: a tenant frozen for a move that the coordinator no longer
+        runs (it failed, or the coordinator restarted and lost it) is thawed."""
+        found = await self.ownership()
+        now = time.monotonic()
+        if now - self._checked_at >= FROZEN_RECHECK_S:
+            self._checked_at = now
+            view, frozen = await self.link.view_for(self.name)
+            found.adopt(view)
+            found.frozen = set(frozen)
         return found
 
     async def tenant(self, header: str) -> str | None:
@@ -193,7 +216,7 @@ class ShardGate:
         if not is_write(request.method, request.url.path):
             await self.app(scope, receive, self._stamped(send, held))
             return
-        if tenant in held.frozen:
+        if tenant in held.frozen and tenant in (await self.guard.recheck()).frozen:
             raise moving(tenant)
         with held.writing(tenant):
             await self.app(scope, receive, self._stamped(send, held))
