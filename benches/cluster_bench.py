@@ -15,8 +15,8 @@
    that does not route, given the cluster's URL: Serve's proxy and an ingress replica);
    ``recall`` with a given vector (the routing alone) and with a text cue (the shard embeds
    it), and ``remember`` with the vector given (a write). Then the throughput of
-   ``--threads`` clients at once (each its own key) recalling with the vector, on each path
-   but any-node.
+   ``--threads`` clients at once (each its own key) recalling with the vector, and writing
+   with it given, on each path but any-node (direct and routed twice each, A B B A).
 
 The cluster is the tests' shape: a Ray of three nodes on 127.0.0.1 (``ray.cluster_utils``; the
 head with 2 CPUs, the coordinator and the ingress), shard ``a`` pinned to node 1 and ``b`` to
@@ -123,8 +123,9 @@ def percentile(values: list[float], q: float) -> float:
 
 #: The paths a request is timed on (see the module's documentation).
 PATHS = ("direct", "routed", "any-node", "ingress")
-#: The paths the throughput is measured on.
+#: The paths the throughput is measured on, and the calls.
 THROUGHPUT_PATHS = ("direct", "routed", "ingress")
+THROUGHPUT_KINDS = ("recall", "write")
 #: The tenant of the timed calls.
 TENANT = "bench-recall"
 #: The Ray nodes: their custom resource and the shard each holds.
@@ -192,15 +193,20 @@ def latencies(cluster: Cluster, keys: dict[str, str], calls: int, vector: list[f
 THREAD_CALLS = 100
 
 
-def throughput(cluster: Cluster, path: str, keys: list[str], vector: list[float]) -> float:
-    """Recalls a second of ``len(keys)`` clients of ``path`` at once, each
-    :data:`THREAD_CALLS` calls."""
+def throughput(
+    cluster: Cluster, kind: str, path: str, keys: list[str], vector: list[float]
+) -> float:
+    """Calls a second of ``len(keys)`` clients of ``path`` at once, each :data:`THREAD_CALLS`
+    calls: recalls with the vector (``kind`` "recall") or writes with it given ("write")."""
     body = {"cue_embedding": vector, "strategies": ["similarity"], "top_k": 10}
     made = [client_for(cluster, path, key) for key in keys]
 
     def run(client: HebbsClient) -> None:
         for _ in range(THREAD_CALLS):
-            client.recall(**body)
+            if kind == "write":
+                client.remember("a note written by the bench", embedding=vector)
+            else:
+                client.recall(**body)
 
     try:
         started = time.perf_counter()
@@ -210,6 +216,24 @@ def throughput(cluster: Cluster, path: str, keys: list[str], vector: list[float]
     finally:
         for client in made:
             client.close()
+
+
+#: The order of each kind's throughput measures: direct and routed as A B B A, so that the
+#: store's growth and the machine's drift during the writes fall on both alike, then ingress.
+THROUGHPUT_ORDER = ("direct", "routed", "routed", "direct", "ingress")
+
+
+def rates_of(cluster: Cluster, keys: list[str], vector: list[float]) -> dict[str, float]:
+    """``{kind/path: calls a second}``: each kind on each path of :data:`THROUGHPUT_PATHS`,
+    measured in :data:`THROUGHPUT_ORDER` (a path measured twice gets the mean)."""
+    rates: dict[str, float] = {}
+    for kind in THROUGHPUT_KINDS:
+        measured: dict[str, list[float]] = {}
+        for path in THROUGHPUT_ORDER:
+            measured.setdefault(path, []).append(throughput(cluster, kind, path, keys, vector))
+        for path, values in measured.items():
+            rates[f"{kind}/{path}"] = statistics.mean(values)
+    return rates
 
 
 def print_round(
@@ -224,13 +248,21 @@ def print_round(
             values = timed[f"{kind}/{path}"]
             p50, p90 = statistics.median(values), percentile(values, 90)
             print(f"| {kind:7} | {path:8} | {p50:7.2f} | {p90:7.2f} | {p50 - direct:+12.2f} |")
-    shown = ", ".join(f"{path} {rates[path]:.0f}" for path in THROUGHPUT_PATHS)
-    print(f"recalls/s of concurrent clients (vector cue): {shown}")
+    for kind in THROUGHPUT_KINDS:
+        shown = ", ".join(f"{path} {rates[f'{kind}/{path}']:.0f}" for path in THROUGHPUT_PATHS)
+        print(f"{kind}s/s of concurrent clients (vector given): {shown}")
 
 
 def overhead(timed: dict[str, list[float]], kind: str, path: str) -> float:
     """The p50 of ``path`` less the direct one, for ``kind`` calls, in ms."""
     return statistics.median(timed[f"{kind}/{path}"]) - statistics.median(timed[f"{kind}/direct"])
+
+
+def ratio(
+    figures: list[tuple[dict[str, list[float]], dict[str, float]]], kind: str, path: str
+) -> float:
+    """The median over the rounds of the throughput of ``path`` over the direct one."""
+    return statistics.median(r[f"{kind}/{path}"] / r[f"{kind}/direct"] for _, r in figures)
 
 
 def print_summary(
@@ -245,10 +277,13 @@ def print_summary(
             for path in PATHS[1:]
         )
         print(f"{kind}: {parts}")
-    ingress = statistics.median(r["ingress"] / r["direct"] for _, r in figures)
-    print(f"ingress throughput / direct: {ingress:.2f}x")
+    for kind in THROUGHPUT_KINDS:
+        parts = ", ".join(
+            f"{path} {ratio(figures, kind, path):.2f}x" for path in THROUGHPUT_PATHS[1:]
+        )
+        print(f"{kind} throughput of {threads} clients / direct: {parts}")
     routed = statistics.median(overhead(t, "vector", "routed") for t, _ in figures)
-    rate = statistics.median(r["routed"] / r["direct"] for _, r in figures)
+    rate = ratio(figures, "recall", "routed")
     print(f"routed recall overhead p50: {routed:+.2f} ms")
     print(f"routed {threads}-client throughput / direct: {rate:.2f}x")
 
@@ -333,10 +368,7 @@ def main() -> None:
                 figures = []
                 for number in range(1, args.rounds + 1):
                     timed = latencies(cluster, path_keys, args.calls, vector)
-                    rates = {
-                        path: throughput(cluster, path, thread_keys, vector)
-                        for path in THROUGHPUT_PATHS
-                    }
+                    rates = rates_of(cluster, thread_keys, vector)
                     print_round(number, args.calls, timed, rates)
                     figures.append((timed, rates))
                 if not args.no_ingest:

@@ -3,10 +3,10 @@
 //! vectors and sorted by exact cosine distance. Results and their `relevance` are then exact
 //! cosines, as with the `f32` index.
 //!
-//! The exact vectors are read from the index's own rows file by slot (`ExactRows`, memory-mapped:
-//! no lookup). A row that is missing or fails its check is read from the store (RocksDB's
-//! `vectors` column family, the source of truth: one multi-get) and written back, so the file
-//! heals as it is used. docs/scale.md compares the two reads.
+//! The exact vectors are read from the index's own rows file by slot (`ExactRows`: one `pread`
+//! a candidate, no lookup). A row that is missing or fails its check is read from the store
+//! (RocksDB's `vectors` column family, the source of truth: one multi-get) and written back, so
+//! the file heals as it is used. docs/scale.md compares the two reads.
 
 use crate::error::Result;
 use crate::index::vector::{dot, Neighbor, VectorIndex};
