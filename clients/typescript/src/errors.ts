@@ -114,6 +114,8 @@ export const ERROR_CLASSES: Readonly<Record<string, ErrorClass>> = {
   unauthorized: AuthError,
   forbidden: ForbiddenError,
   not_ready: ServerUnavailableError,
+  // A cluster's shard that no longer owns the key's tenant, after the client's retries.
+  moved: ServerUnavailableError,
   closed: ClosedError,
   storage_error: InternalError,
   io_error: InternalError,

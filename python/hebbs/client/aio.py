@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 import httpx
@@ -173,12 +173,25 @@ class AsyncHebbsClient:
 
     async def _send(self, call: Call[R]) -> R:
         self._check_open()
+
+        async def send(base: str, arguments: dict[str, Any]) -> httpx.Response:
+            return await self._http.request(
+                call.method, base + call.path, params=call.params or None, **arguments
+            )
+
+        response = await self._routed(call, send)
+        return finish(call, response.status_code, response.content, response.headers)
+
+    async def _routed(
+        self, call: Call[Any], send: Callable[[str, dict[str, Any]], Awaitable[httpx.Response]]
+    ) -> httpx.Response:
+        """The answer of ``send(base, arguments)`` for ``call`` from the owning shard (or the
+        URL given), after the retries of a 421 and of an owner that refused the connection;
+        the map fetched when the answer calls for it (:mod:`hebbs.client.routing`)."""
         for _ in range(MOVED_RETRIES + 1):
             route, base, arguments = self._routes.prepare(call)
             try:
-                response = await self._http.request(
-                    call.method, base + call.path, params=call.params or None, **arguments
-                )
+                response = await send(base, arguments)
             except (httpx.ConnectError, httpx.ConnectTimeout) as error:
                 if route is None:
                     raise unavailable(self._url, error) from error
@@ -187,12 +200,13 @@ class AsyncHebbsClient:
             except httpx.TransportError as error:
                 raise unavailable(base, error) from error
             if route is not None and response.status_code == MOVED_STATUS:
+                await response.aclose()
                 await self._fetch_map(base, route.version + 1)
                 continue
             seen = self._routes.wants_map(response.headers)
             if seen is not None:
                 await self._fetch_map(base, seen)
-            return finish(call, response.status_code, response.content, response.headers)
+            return response
         raise unavailable(self._url, RuntimeError("the shard map kept changing"))
 
     async def _fetch_map(self, base: str, seen: int) -> None:
@@ -206,14 +220,17 @@ class AsyncHebbsClient:
 
     async def _stream(self, call: Call[None]) -> AsyncRemoteSubscription:
         self._check_open()
-        _, base, arguments = self._routes.prepare(call)
-        request = self._http.build_request(
-            call.method, base + call.path, timeout=stream_timeouts(self._timeout), **arguments
-        )
-        try:
-            response = await self._http.send(request, stream=True)
-        except httpx.TransportError as error:
-            raise unavailable(self._url, error) from error
+
+        async def send(base: str, arguments: dict[str, Any]) -> httpx.Response:
+            request = self._http.build_request(
+                call.method, base + call.path, timeout=stream_timeouts(self._timeout), **arguments
+            )
+            return await self._http.send(request, stream=True)
+
+        return await self._opened(await self._routed(call, send))
+
+    async def _opened(self, response: httpx.Response) -> AsyncRemoteSubscription:
+        """The subscription whose stream ``response`` opened (its first event read)."""
         try:
             if response.status_code >= FIRST_ERROR_STATUS:
                 content = await response.aread()

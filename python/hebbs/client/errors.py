@@ -53,6 +53,8 @@ ERROR_CLASSES: dict[str, type[HebbsError]] = {
     "internal_error": InternalError,
     "llm_error": LLMError,
     "not_ready": ServerUnavailableError,
+    # A cluster's shard that no longer owns the key's tenant, after the client's retries.
+    "moved": ServerUnavailableError,
 }
 
 #: HTTP status → the class for an answer without a known ``error_code``.

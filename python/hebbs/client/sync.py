@@ -8,7 +8,7 @@ cluster's URL, it sends each request to the shard that owns its key's tenant
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import httpx
 
@@ -127,12 +127,25 @@ class HebbsClient(Operations[RemoteSubscription]):
 
     def _send(self, call: Call[R]) -> R:
         self._check_open()
+
+        def send(base: str, arguments: dict[str, Any]) -> httpx.Response:
+            return self._http.request(
+                call.method, base + call.path, params=call.params or None, **arguments
+            )
+
+        response = self._routed(call, send)
+        return finish(call, response.status_code, response.content, response.headers)
+
+    def _routed(
+        self, call: Call[Any], send: Callable[[str, dict[str, Any]], httpx.Response]
+    ) -> httpx.Response:
+        """The answer of ``send(base, arguments)`` for ``call`` from the owning shard (or the
+        URL given), after the retries of a 421 and of an owner that refused the connection;
+        the map fetched when the answer calls for it (:mod:`hebbs.client.routing`)."""
         for _ in range(MOVED_RETRIES + 1):
             route, base, arguments = self._routes.prepare(call)
             try:
-                response = self._http.request(
-                    call.method, base + call.path, params=call.params or None, **arguments
-                )
+                response = send(base, arguments)
             except (httpx.ConnectError, httpx.ConnectTimeout) as error:
                 if route is None:
                     raise unavailable(self._url, error) from error
@@ -141,12 +154,13 @@ class HebbsClient(Operations[RemoteSubscription]):
             except httpx.TransportError as error:
                 raise unavailable(base, error) from error
             if route is not None and response.status_code == MOVED_STATUS:
+                response.close()
                 self._fetch_map(base, route.version + 1)
                 continue
             seen = self._routes.wants_map(response.headers)
             if seen is not None:
                 self._fetch_map(base, seen)
-            return finish(call, response.status_code, response.content, response.headers)
+            return response
         raise unavailable(self._url, RuntimeError("the shard map kept changing"))
 
     def _fetch_map(self, base: str, seen: int) -> None:
@@ -160,14 +174,17 @@ class HebbsClient(Operations[RemoteSubscription]):
 
     def _stream(self, call: Call[None]) -> RemoteSubscription:
         self._check_open()
-        _, base, arguments = self._routes.prepare(call)
-        request = self._http.build_request(
-            call.method, base + call.path, timeout=stream_timeouts(self._timeout), **arguments
-        )
-        try:
-            response = self._http.send(request, stream=True)
-        except httpx.TransportError as error:
-            raise unavailable(self._url, error) from error
+
+        def send(base: str, arguments: dict[str, Any]) -> httpx.Response:
+            request = self._http.build_request(
+                call.method, base + call.path, timeout=stream_timeouts(self._timeout), **arguments
+            )
+            return self._http.send(request, stream=True)
+
+        return self._opened(self._routed(call, send))
+
+    def _opened(self, response: httpx.Response) -> RemoteSubscription:
+        """The subscription whose stream ``response`` opened (its first event read)."""
         try:
             if response.status_code >= FIRST_ERROR_STATUS:
                 content = response.read()
