@@ -386,6 +386,16 @@ class Writer:
         self._thread.join(timeout=90)
 
 
+def wait_for_writes(writer: Writer, count: int) -> None:
+    """Waits until ``writer`` has ``count`` acknowledged writes (failing on a write that
+    failed, or after :data:`RESTART_WAIT_S`)."""
+    deadline = time.monotonic() + RESTART_WAIT_S
+    while len(writer.acknowledged) < count:
+        assert not writer.failures, writer.failures
+        assert time.monotonic() < deadline, f"{writer.prefix}: {len(writer.acknowledged)} writes"
+        time.sleep(0.05)
+
+
 #: Relevance alone ranks the recalls compared across a move (recency and reinforcement move
 #: with the clock and with the recalls themselves).
 RELEVANCE = {"w_relevance": 1.0, "w_recency": 0.0, "w_importance": 0.0, "w_reinforcement": 0.0}
@@ -414,17 +424,12 @@ def move_while_writing(
     action, name = change.split(":")
     routed = Writer(cluster.url, cluster.keys[big], f"during {change}", routed=True)
     with Writer(cluster.url, cluster.keys[big], f"during {change}") as writer, routed:
-        while len(routed.acknowledged) < 5:
-            assert not routed.failures, routed.failures
-            time.sleep(0.05)
+        wait_for_writes(routed, 5)
         if action == "add":
             report = cluster.cluster.add_shard(name)
         else:
             report = cluster.cluster.remove_shard(name)
-        after_move = len(routed.acknowledged)
-        while len(routed.acknowledged) < after_move + 5:
-            assert not routed.failures, routed.failures
-            time.sleep(0.05)
+        wait_for_writes(routed, len(routed.acknowledged) + 5)
     assert {t: (m["from"], m["to"]) for t, m in report["moved"].items()} == expected
     assert report["moved"][big]["memories"] >= MOVING_TENANT_SIZE + PER_TENANT
     assert all(m["old_copy_removed"] for m in report["moved"].values())
@@ -570,9 +575,8 @@ def test_a_killed_shard_replica_loses_no_acknowledged_write(test_cluster: Runnin
     for writer in writers:
         writer.__enter__()
     try:
-        while any(len(w.acknowledged) < 5 for w in writers):
-            assert all(not w.failures for w in writers)
-            time.sleep(0.05)
+        for writer in writers:
+            wait_for_writes(writer, 5)
         before_kill = [len(w.acknowledged) for w in writers]
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + RESTART_WAIT_S
