@@ -234,7 +234,7 @@ impl Engine {
             }
             if removed > 0 {
                 let gone: Vec<MemoryId> = erased.iter().copied().collect();
-                self.text.delete(&gone, writer.next_seq);
+                self.text.delete(&gone, writer.next_seq)?;
                 for id in &gone {
                     index.delete(id);
                 }

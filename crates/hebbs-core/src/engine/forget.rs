@@ -63,7 +63,7 @@ impl Shared {
         writer.memory_count = writer.memory_count.saturating_sub(erased);
         writer.next_seq += erased;
         let ids: Vec<MemoryId> = cascade.erase.iter().map(|(id, _)| *id).collect();
-        self.text.delete(&ids, writer.next_seq);
+        self.text.delete(&ids, writer.next_seq)?;
         if let Some(index) = self.current_index() {
             for (id, _) in &cascade.erase {
                 index.delete(id);

@@ -201,7 +201,7 @@ pub fn open_text_index(store: &Store, dir: &Path) -> Result<(std::sync::Arc<Text
                         }
                     }
                     ChangeOp::Delete => {
-                        text.delete(&[entry.id], entry.seq + 1);
+                        text.delete(&[entry.id], entry.seq + 1)?;
                         changed += 1;
                     }
                 }

@@ -4,7 +4,9 @@
 //! memory is findable at once without paying for a commit. A background thread commits every
 //! [`TEXT_COMMIT_INTERVAL`] when something changed, and a writer commits itself when
 //! [`MAX_UNCOMMITTED_DOCS`] are waiting. Each commit records the changelog sequence the index
-//! covers as its payload.
+//! covers as its payload. The tantivy writer (its indexing, segment-updating and merging
+//! threads and its arena) is opened at the first change, not at open: a store that is only
+//! read, as most of a server's many tenants are at a time, never pays for it.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -66,9 +68,27 @@ pub struct KeywordHit {
 
 /// The writer and what it has applied, kept together so a commit records a consistent sequence.
 struct WriterState {
-    writer: IndexWriter<TantivyDocument>,
+    /// Opened at the first change (None until then: nothing to commit).
+    writer: Option<IndexWriter<TantivyDocument>>,
     /// Changelog entries below this sequence are applied to the writer.
     applied_seq: u64,
+}
+
+impl WriterState {
+    /// The writer, opened on first use. A process killed during a commit leaves files its
+    /// commit never published (a segment's `.del` file, say); a later commit that writes the
+    /// same name would fail, so a new writer first removes them.
+    fn writer(&mut self, index: &Index) -> Result<&mut IndexWriter<TantivyDocument>> {
+        let writer = match self.writer.take() {
+            Some(writer) => writer,
+            None => {
+                let writer = index.writer_with_num_threads(1, TEXT_WRITER_MEMORY_BYTES)?;
+                writer.garbage_collect_files().wait()?;
+                writer
+            }
+        };
+        Ok(self.writer.insert(writer))
+    }
 }
 
 /// The full-text index.
@@ -116,10 +136,6 @@ impl TextIndex {
             .load_metas()?
             .payload
             .and_then(|payload| payload.parse::<u64>().ok());
-        let writer = index.writer_with_num_threads(1, TEXT_WRITER_MEMORY_BYTES)?;
-        // A process killed during a commit leaves files its commit never published (a
-        // segment's `.del` file, say); a later commit that writes the same name would fail.
-        writer.garbage_collect_files().wait()?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -131,7 +147,7 @@ impl TextIndex {
             uncommitted: RwLock::new(Uncommitted::default()),
             analyzer,
             writer: Mutex::new(WriterState {
-                writer,
+                writer: None,
                 applied_seq: covered.unwrap_or(0),
             }),
             dirty: AtomicBool::new(false),
@@ -162,15 +178,14 @@ impl TextIndex {
         applied_seq: u64,
     ) -> Result<()> {
         let mut state = self.writer.lock();
+        let writer = state.writer(&self.index)?;
         for (id, entity, content) in memories {
-            state
-                .writer
-                .delete_term(Term::from_field_bytes(self.id, id.as_bytes()));
+            writer.delete_term(Term::from_field_bytes(self.id, id.as_bytes()));
             let mut doc = TantivyDocument::new();
             doc.add_bytes(self.id, id.as_bytes());
             doc.add_text(self.entity, entity.unwrap_or_default());
             doc.add_text(self.content, content);
-            state.writer.add_document(doc)?;
+            writer.add_document(doc)?;
             self.uncommitted.write().add(PendingDoc {
                 id,
                 entity: entity.map(str::to_owned),
@@ -187,21 +202,24 @@ impl TextIndex {
 
     /// Removes the documents of `ids` and records that the changelog is applied below
     /// `applied_seq`.
-    pub fn delete(&self, ids: &[MemoryId], applied_seq: u64) {
+    pub fn delete(&self, ids: &[MemoryId], applied_seq: u64) -> Result<()> {
         let mut state = self.writer.lock();
+        let writer = state.writer(&self.index)?;
         for id in ids {
-            state
-                .writer
-                .delete_term(Term::from_field_bytes(self.id, id.as_bytes()));
+            writer.delete_term(Term::from_field_bytes(self.id, id.as_bytes()));
             self.uncommitted.write().delete(*id);
         }
         state.applied_seq = state.applied_seq.max(applied_seq);
         self.dirty.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// Removes every document (before a rebuild).
     pub fn clear(&self) -> Result<()> {
-        self.writer.lock().writer.delete_all_documents()?;
+        self.writer
+            .lock()
+            .writer(&self.index)?
+            .delete_all_documents()?;
         self.uncommitted.write().clear();
         self.dirty.store(true, Ordering::Release);
         Ok(())
@@ -216,7 +234,11 @@ impl TextIndex {
 
     fn commit_locked(&self, state: &mut WriterState) -> Result<()> {
         let payload = state.applied_seq.to_string();
-        let mut prepared = state.writer.prepare_commit()?;
+        let Some(writer) = state.writer.as_mut() else {
+            // Never written since the open: the last commit covers everything.
+            return Ok(());
+        };
+        let mut prepared = writer.prepare_commit()?;
         prepared.set_payload(&payload);
         prepared.commit()?;
         self.reader.reload()?;
@@ -235,7 +257,7 @@ impl TextIndex {
             if segments.is_empty() {
                 break;
             }
-            match state.writer.merge(&segments).wait() {
+            match state.writer(&self.index)?.merge(&segments).wait() {
                 Ok(_) => break,
                 Err(TantivyError::InvalidArgument(_)) if attempt < PURGE_MERGE_ATTEMPTS => {
                     std::thread::sleep(PURGE_MERGE_RETRY_WAIT);
@@ -244,8 +266,13 @@ impl TextIndex {
             }
         }
         self.reader.reload()?;
-        state.writer.garbage_collect_files().wait()?;
+        state.writer(&self.index)?.garbage_collect_files().wait()?;
         Ok(())
+    }
+
+    /// Whether the tantivy writer is open (it opens at the first change).
+    pub fn writer_is_open(&self) -> bool {
+        self.writer.lock().writer.is_some()
     }
 
     /// Whether changes wait for a commit.
@@ -397,11 +424,43 @@ mod tests {
             index.add([(id, None, content.as_str())], round).unwrap();
             index.commit().unwrap();
             if round % 4 == 3 {
-                index.delete(&ids[ids.len() - 2..ids.len() - 1], round);
+                index
+                    .delete(&ids[ids.len() - 2..ids.len() - 1], round)
+                    .unwrap();
                 index.purge().unwrap();
             }
         }
         assert_eq!(index.search("note", 200, None).unwrap().len(), 90);
+    }
+
+    /// A store that is only read never opens the writer (its threads and arena): not at open,
+    /// not for a search, not for a commit with nothing to commit; the first change opens it.
+    #[test]
+    fn the_writer_opens_at_the_first_change_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = MemoryId::new();
+        {
+            let (index, covered) = TextIndex::open(dir.path()).unwrap();
+            assert_eq!(covered, None);
+            assert!(!index.writer_is_open());
+            assert!(index.search("pricing", 5, None).unwrap().is_empty());
+            index.commit().unwrap();
+            assert!(!index.writer_is_open());
+            index.add([(id, None, "pricing notes")], 7).unwrap();
+            assert!(index.writer_is_open());
+            index.commit().unwrap();
+        }
+        let (index, covered) = TextIndex::open(dir.path()).unwrap();
+        assert_eq!(covered, Some(7));
+        assert!(!index.writer_is_open());
+        let found = index.search("pricing", 5, None).unwrap();
+        assert_eq!(found.iter().map(|hit| hit.id).collect::<Vec<_>>(), vec![id]);
+        index.commit().unwrap();
+        assert!(!index.writer_is_open());
+        index.delete(&[id], 8).unwrap();
+        assert!(index.writer_is_open());
+        index.commit().unwrap();
+        assert!(index.search("pricing", 5, None).unwrap().is_empty());
     }
 
     /// Memories with the same text score the same: they come back newest first, the same on
