@@ -125,24 +125,21 @@ class ShardGuard:
         return self._ownership
 
     async def refresh(self) -> Ownership:
-        """The ownership with the coordinator's current shard list."""
+        """The ownership with the coordinator's current shard list and frozen tenants (a
+        tenant frozen for a move the coordinator no longer runs, because it failed or the
+        coordinator restarted, is thawed)."""
         found = await self.ownership()
-        view, _ = await self.link.view_for(self.name)
+        self._checked_at = time.monotonic()
+        view, frozen = await self.link.view_for(self.name)
         found.adopt(view)
+        found.frozen = set(frozen)
         return found
 
     async def recheck(self) -> Ownership:
-        """The ownership with the coordinator's frozen tenants, asked at most once per
-        :data:`FROZEN_RECHECK_S`: a tenant frozen for a move that the coordinator no longer
-        runs (it failed, or the coordinator restarted and lost it) is thawed."""
-        found = await self.ownership()
-        now = time.monotonic()
-        if now - self._checked_at >= FROZEN_RECHECK_S:
-            self._checked_at = now
-            view, frozen = await self.link.view_for(self.name)
-            found.adopt(view)
-            found.frozen = set(frozen)
-        return found
+        """:meth:`refresh`, at most once per :data:`FROZEN_RECHECK_S`."""
+        if time.monotonic() - self._checked_at >= FROZEN_RECHECK_S:
+            return await self.refresh()
+        return await self.ownership()
 
     async def tenant(self, header: str) -> str | None:
         """The tenant of the key in ``header`` (None: no valid key; the app answers it)."""
@@ -155,9 +152,6 @@ class ShardGuard:
         if info is None or refusal(info) is not None:
             return None
         return info.tenant
-
-    async def close(self) -> None:
-        await self.forwarder.close()
 
 
 class ShardGate:
