@@ -79,6 +79,12 @@ const BLOOM_BITS_PER_KEY: f64 = 10.0;
 /// would otherwise preallocate every open write-ahead log by 1.1 memtables, tens of MB a
 /// store, and the manifest by 4 MB) and no `IDENTITY` file (a unique id hebbs never reads).
 const DB_OPTIONS_STRING: &str = "allow_fallocate=false;write_identity_file=false";
+/// Table files a store opens on the calling thread. RocksDB opens a store's table files on up
+/// to `max_file_opening_threads` threads (16 by default), and starts those threads for every
+/// column family, even one of no file: 195 threads started and joined for each open of a
+/// 13-family store, 11 of the 20 ms of a tiny store's open (docs/server.md, "Many tenants").
+/// A store of more files than this opens them on one thread a core.
+pub const SERIAL_TABLE_FILES: usize = 64;
 
 /// The RocksDB objects every store of the process shares.
 struct Shared {
@@ -133,8 +139,18 @@ fn info_logger() -> InfoLogger {
     })
 }
 
-/// Options for the whole database.
-pub fn db_options() -> Options {
+/// The threads RocksDB opens a store's `table_files` table files on (see
+/// [`SERIAL_TABLE_FILES`]).
+pub fn file_opening_threads(table_files: usize) -> i32 {
+    if table_files <= SERIAL_TABLE_FILES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(2, |n| i32::try_from(n.get()).unwrap_or(2))
+    }
+}
+
+/// Options for the whole database, whose folder holds `table_files` table files.
+pub fn db_options(table_files: usize) -> Options {
     let mut options = Options::default()
         .get_options_from_string(DB_OPTIONS_STRING)
         .expect("the options string names options of this RocksDB");
@@ -147,6 +163,7 @@ pub fn db_options() -> Options {
     options.set_row_cache(&shared().row_cache);
     options.set_write_buffer_manager(&shared().write_buffers);
     options.set_info_logger(info_logger());
+    options.set_max_file_opening_threads(file_opening_threads(table_files));
     // Table files are read through mmap: a block of an uncompressed family that no block cache
     // keeps (the token vectors) is then read in place from the page cache, with no copy into a
     // fresh heap buffer (docs/hybrid.md, "Recall latency with the stage").
@@ -212,6 +229,17 @@ mod tests {
             .property_int_value_cf(store.cf(TEMPORAL), "rocksdb.block-cache-usage")
             .unwrap()
             .expect("RocksDB reports its block cache usage")
+    }
+
+    #[test]
+    fn a_store_of_few_table_files_opens_them_on_the_calling_thread() {
+        assert_eq!(file_opening_threads(0), 1);
+        assert_eq!(file_opening_threads(SERIAL_TABLE_FILES), 1);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        assert_eq!(
+            file_opening_threads(SERIAL_TABLE_FILES + 1),
+            i32::try_from(cores).unwrap()
+        );
     }
 
     #[test]

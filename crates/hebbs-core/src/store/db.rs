@@ -47,7 +47,7 @@ impl Store {
     /// Opens (creating if needed) the database at `path` with every column family.
     pub fn open(path: &Path) -> Result<Self> {
         let db = DB::open_cf_descriptors(
-            &column_families::db_options(),
+            &column_families::db_options(table_files(path)?),
             path,
             column_families::descriptors(),
         )?;
@@ -398,6 +398,23 @@ impl Store {
             })
             .transpose()
     }
+}
+
+/// How many table files (`*.sst`) the store at `path` holds; 0 for a new store.
+fn table_files(path: &Path) -> Result<usize> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(HebbsError::io(path, e)),
+    };
+    let mut count = 0;
+    for entry in entries {
+        let entry = entry.map_err(|e| HebbsError::io(path, e))?;
+        if entry.file_name().to_string_lossy().ends_with(".sst") {
+            count += 1;
+        }
+    }
+    Ok(count)
 }
 
 /// Deletes the `OPTIONS-*` files RocksDB writes on every open: a text dump of every option of
