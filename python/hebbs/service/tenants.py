@@ -1,6 +1,6 @@
 """The tenants' stores: one :class:`~hebbs.Hebbs` per tenant in ``DATA_DIR/tenants/<name>``,
 opened on first use, at most :data:`DEFAULT_MAX_OPEN_TENANTS` kept open (least recently used
-closed first), all closed on shutdown.
+closed first, on a background thread), all closed on shutdown.
 
 A request holds a *lease* on its tenant's store for as long as it uses it (a subscription's
 stream for its whole life), and a leased store is never closed: when every open store is
@@ -17,6 +17,7 @@ import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
@@ -43,13 +44,24 @@ def valid_tenant(name: str) -> bool:
 
 
 class _Open:
-    def __init__(self, engine: Hebbs) -> None:
-        self.engine = engine
+    """A tenant's store in the table: being opened until ``ready`` is set, then ``engine`` (or
+    ``error``, and the entry is gone from the table)."""
+
+    def __init__(self) -> None:
+        self.engine: Hebbs | None = None
+        self.error: BaseException | None = None
+        self.ready = threading.Event()
         self.leases = 0
 
 
 class TenantStores:
-    """The open stores of one data directory. Safe to share between threads."""
+    """The open stores of one data directory. Safe to share between threads.
+
+    A store is opened outside the table's lock, so a request for an open tenant never waits
+    for another tenant's open; concurrent requests for a tenant being opened wait for that one
+    open. An idle store past the bound is closed on a background thread, off the request that
+    went past it; a request for a tenant whose store is still closing waits for the close.
+    """
 
     def __init__(
         self,
@@ -67,6 +79,9 @@ class TenantStores:
         self.embedder = embedder
         self.max_open = max_open
         self._open: OrderedDict[str, _Open] = OrderedDict()
+        #: Tenants whose evicted store is being closed, and the close's end.
+        self._closing: dict[str, Future[None]] = {}
+        self._closer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hebbs-close")
         self._lock = threading.Lock()
         self._closed = False
 
@@ -80,6 +95,7 @@ class TenantStores:
         """The store of ``tenant``, opened if needed, kept open until the block ends."""
         entry = self._acquire(tenant)
         try:
+            assert entry.engine is not None  # _acquire returns ready entries only
             yield entry.engine
         finally:
             with self._lock:
@@ -92,14 +108,48 @@ class TenantStores:
             if self._closed:
                 raise ClosedError("the server is shutting down")
             entry = self._open.get(tenant)
+            opener = entry is None
             if entry is None:
-                entry = _Open(Hebbs.open(self._path(tenant), embedder=self.embedder))
+                entry = _Open()
                 self._open[tenant] = entry
-                LOG.info("opened the store of tenant %s", tenant)
             self._open.move_to_end(tenant)
             entry.leases += 1
-            self._evict()
-            return entry
+            closing = self._closing.get(tenant)
+        if opener:
+            self._open_entry(tenant, entry, closing)
+        entry.ready.wait()
+        if entry.error is not None:
+            with self._lock:
+                entry.leases -= 1
+            raise entry.error
+        return entry
+
+    def _open_entry(self, tenant: str, entry: _Open, closing: Future[None] | None) -> None:
+        """Opens ``entry``'s store (after the close of its last one, if any) and then closes the
+        idle stores past the bound."""
+        try:
+            if closing is not None:
+                closing.result()
+            engine = Hebbs.open(self._path(tenant), embedder=self.embedder)
+        except BaseException as error:
+            with self._lock:
+                entry.error = error
+                if self._open.get(tenant) is entry:
+                    del self._open[tenant]
+            entry.ready.set()
+            raise
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                entry.engine = engine
+        if closed:
+            engine.close()
+            entry.error = ClosedError("the server is shutting down")
+            entry.ready.set()
+            return
+        entry.ready.set()
+        LOG.info("opened the store of tenant %s", tenant)
+        self._evict()
 
     def _path(self, tenant: str) -> Path:
         """Where ``tenant``'s store lives (its folder is made if needed)."""
@@ -111,17 +161,29 @@ class TenantStores:
         return self.root / tenant
 
     def _evict(self) -> None:
-        """Closes idle stores, least recently used first, while more than the bound are open."""
-        excess = len(self._open) - self.max_open
-        for name in list(self._open):
-            if excess <= 0:
-                break
-            entry = self._open[name]
-            if entry.leases == 0:
-                del self._open[name]
-                entry.engine.close()
-                LOG.info("closed the idle store of tenant %s", name)
-                excess -= 1
+        """Hands the idle stores past the bound, least recently used first, to the closer."""
+        with self._lock:
+            excess = len(self._open) - self.max_open
+            for name in list(self._open):
+                if excess <= 0:
+                    break
+                entry = self._open[name]
+                if entry.leases == 0 and entry.engine is not None:
+                    del self._open[name]
+                    self._closing[name] = self._closer.submit(self._close_idle, name, entry.engine)
+                    excess -= 1
+
+    def _close_idle(self, tenant: str, engine: Hebbs) -> None:
+        try:
+            engine.close()
+            LOG.info("closed the idle store of tenant %s", tenant)
+        finally:
+            with self._lock:
+                del self._closing[tenant]
+
+    def wait_closed(self) -> None:
+        """Returns once every store handed to the closer so far is closed."""
+        self._closer.submit(lambda: None).result()
 
     def names(self) -> list[str]:
         """The tenants that have a store in this data directory, sorted."""
@@ -137,12 +199,14 @@ class TenantStores:
         request still holds it."""
         if not valid_tenant(tenant) or self.store is not None:
             raise ValueError(f"invalid tenant name {tenant!r}")
+        self.wait_closed()
         with self._lock:
             entry = self._open.get(tenant)
             if entry is not None:
                 if entry.leases:
                     raise ClosedError(f"the store of tenant {tenant} is in use")
                 del self._open[tenant]
+                assert entry.engine is not None  # an entry being opened holds its opener's lease
                 entry.engine.close()
             path = self.root / tenant
             if not path.is_dir():
@@ -155,10 +219,11 @@ class TenantStores:
         """Closes every store; later leases raise :class:`~hebbs.errors.ClosedError`."""
         with self._lock:
             self._closed = True
-            entries = list(self._open.items())
+            entries = [(name, e.engine) for name, e in self._open.items() if e.engine is not None]
             self._open.clear()
-        for name, entry in entries:
+        self._closer.shutdown(wait=True)
+        for name, engine in entries:
             try:
-                entry.engine.close()
+                engine.close()
             except Exception:
                 LOG.exception("closing the store of tenant %s failed", name)
