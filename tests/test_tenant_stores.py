@@ -12,7 +12,6 @@ import pytest
 
 from hebbs import Hebbs
 from hebbs.errors import ClosedError
-from hebbs.service import tenants as tenants_module
 from hebbs.service.tenants import TenantStores
 
 DIM = 8
@@ -97,7 +96,7 @@ def test_an_open_does_not_hold_the_table(
             assert release.wait(DEADLINE_S)
         return real_open(path, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tenants_module.Hebbs, "open", slow_open)
+    monkeypatch.setattr(Hebbs, "open", slow_open)
     counted: list[int] = []
     slow = threading.Thread(target=lambda: counted.append(_count(stores, "slow")))
     waiter = threading.Thread(target=lambda: counted.append(_count(stores, "slow")))
@@ -120,7 +119,7 @@ def test_a_failed_open_is_raised_to_every_waiter_and_leaves_no_entry(
     def failing_open(path: str | Path, **kwargs: object) -> Hebbs:
         raise OSError(f"cannot open {path}")
 
-    monkeypatch.setattr(tenants_module.Hebbs, "open", failing_open)
+    monkeypatch.setattr(Hebbs, "open", failing_open)
     with pytest.raises(OSError, match="cannot open"):
         _count(stores, "broken")
     assert "broken" not in stores._open
