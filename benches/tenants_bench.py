@@ -17,7 +17,7 @@ in, so the load does not wait for the model). Then:
 3. runs ``--requests`` recalls from one client over Zipf-skewed tenants (rank r drawn with
    weight ``1 / r ** --zipf``, ranks shuffled over the tenants) and, replaying the server's
    least-recently-used bound, splits their latencies into recalls of a tenant whose store was
-   open and of one that had to be opened.
+   open and of one that had to be opened, and the difference of their p50s (what an open adds).
 
 Recalls send a text cue (``--cue text``, embedded by the server: what most clients send) or a
 random vector (``--cue vector``). Prints the figures as a markdown table. ``python
@@ -300,6 +300,10 @@ def main() -> None:
     print("|---|---:|---:|---:|")
     print(f"| store open | {len(warm_s)} | {ms(warm_s)} |")
     print(f"| store opened first | {len(cold_s)} | {ms(cold_s)} |")
+    if warm_s and cold_s:
+        added = (float(np.median(cold_s)) - float(np.median(warm_s))) * 1e3
+        print()
+        print(f"What an open adds to a recall (p50 opened first - p50 open): {added:.1f} ms")
     print()
     print("A closed store, mean per part (du / apparent):")
     print("| part | du | apparent |")
