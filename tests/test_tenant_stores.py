@@ -139,3 +139,12 @@ def test_close_closes_every_store_and_refuses_later_leases(tmp_path: Path) -> No
             engine.count_memories()
     with pytest.raises(ClosedError):
         _count(table, "a")
+
+
+def test_a_closed_table_refuses_to_remove_a_store(tmp_path: Path) -> None:
+    table = TenantStores(tmp_path, _embedder, max_open=1)
+    _remember(table, "a", "x")
+    table.close()
+    with pytest.raises(ClosedError):
+        table.remove("a")
+    assert (tmp_path / "tenants" / "a").is_dir()

@@ -174,16 +174,24 @@ class TenantStores:
                     excess -= 1
 
     def _close_idle(self, tenant: str, engine: Hebbs) -> None:
+        """Closes an evicted store on the closer's thread. A failure is logged, not raised: the
+        next open of the tenant reports what is wrong with its store."""
         try:
             engine.close()
             LOG.info("closed the idle store of tenant %s", tenant)
+        except Exception:
+            LOG.exception("closing the idle store of tenant %s failed", tenant)
         finally:
             with self._lock:
                 del self._closing[tenant]
 
     def wait_closed(self) -> None:
         """Returns once every store handed to the closer so far is closed."""
-        self._closer.submit(lambda: None).result()
+        with self._lock:
+            if self._closed:
+                raise ClosedError("the server is shutting down")
+            pending = self._closer.submit(lambda: None)
+        pending.result()
 
     def names(self) -> list[str]:
         """The tenants that have a store in this data directory, sorted."""
