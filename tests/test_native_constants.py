@@ -115,3 +115,24 @@ def test_a_remember_item_field_the_binding_does_not_read_is_refused(
         native.remember_many(rows, np.stack([vector(), vector()]))
     assert caught.value.field == "items[1].dedup"
     assert native.health().memory_count == 0
+
+
+def test_a_revise_or_subscribe_field_the_binding_does_not_read_is_refused(
+    native: _native.NativeEngine,
+) -> None:
+    """The native ``revise`` and ``subscribe`` take their request model's fields as one dict,
+    read field by field: a field they do not read is an error naming it, and the store is
+    unchanged."""
+    memory = native.remember({"content": "before"}, vector())
+    with pytest.raises(_native.InvalidTypeError) as caught:
+        native.revise({"id": memory.id, "content": "after", "embedding": vector(1), "bogus": 1})
+    assert caught.value.field == "bogus"
+    assert native.health().memory_count == 1
+    revised = native.revise({"id": memory.id, "content": "after", "embedding": vector(1)})
+    assert revised.content == "after"
+    assert revised.importance == memory.importance
+    with pytest.raises(_native.InvalidTypeError) as caught:
+        native.subscribe({"embedding": vector(), "cue": "a text the binding never reads"})
+    assert caught.value.field == "cue"
+    subscription = native.subscribe({"embedding": vector(), "confidence_threshold": 0.5})
+    subscription.unsubscribe()

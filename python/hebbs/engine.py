@@ -396,20 +396,13 @@ class Hebbs(Operations[Subscription]):
         return self._native.get_token_vectors(request.ids)
 
     def _run_revise(self, request: ReviseRequest) -> Memory:
-        vector = request.embedding
-        tokens: TokenPair | None = None
-        if vector is None and request.content is not None:
+        fields = _set_fields(request)
+        if request.embedding is None and request.content is not None:
             vectors, pairs = self._embed_documents([request.content])
-            vector, tokens = vectors[0], pairs[0] if pairs else None
-        return self._native.revise(
-            request.id,
-            content=request.content,
-            embedding=vector,
-            importance=request.importance,
-            context=request.context,
-            entity_id=request.entity_id,
-            token_vectors=tokens,
-        )
+            fields["embedding"] = vectors[0]
+            if pairs:
+                fields["token_vectors"] = pairs[0]
+        return self._native.revise(fields)
 
     def _run_lineage(self, request: LineageRequest) -> list[Memory]:
         return self._native.lineage(request.id)
@@ -500,15 +493,9 @@ class Hebbs(Operations[Subscription]):
         return None
 
     def open_subscription(self, request: SubscribeRequest) -> Subscription:
-        vector = self._subscription_cue(request.cue, request.embedding)
-        native = self._native.subscribe(
-            vector,
-            entity_id=request.entity_id,
-            confidence_threshold=request.confidence_threshold,
-            queue_capacity=request.queue_capacity,
-            filter=request.filter,
-        )
-        return Subscription(native)
+        fields = _set_fields(request, leave_out=frozenset({"cue"}))
+        fields["embedding"] = self._subscription_cue(request.cue, request.embedding)
+        return Subscription(self._native.subscribe(fields))
 
     def _subscription_cue(
         self, cue: str | None, embedding: NDArray[np.float32] | None

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use hebbs_core::engine::{
-    AtomicWrite, AutoForget, ItemEdge, RememberInput, RevisionInput, DEFAULT_TOMBSTONE_PAGE,
+    AtomicWrite, AutoForget, ItemEdge, RememberInput, DEFAULT_TOMBSTONE_PAGE,
 };
 use hebbs_core::forget::DEFAULT_FORGET_LIMIT;
 use hebbs_core::index::vector::{HnswParams, VectorFormat};
@@ -16,18 +16,17 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::detach::engine_call;
 use crate::errors::{invalid, invalid_type, to_py_err};
-use crate::filter::extract_filter;
 use crate::json::dict_to_map;
 use crate::lifecycle::{
-    extract_after, extract_edges, extract_ids, extract_kind, forget_request, ForgetResult,
-    Tombstone,
+    extract_after, extract_edges, extract_ids, extract_kind, forget_request, revision_input,
+    ForgetResult, Tombstone,
 };
 use crate::listing::{count_request, list_request, MemoryPage};
 use crate::recall_request::{prime_request, recall_request};
 use crate::recall_types::PrimeOutput;
 use crate::restore::restore_inputs;
 use crate::slot::EngineSlot;
-use crate::subscription::{request_from, NativeSubscription};
+use crate::subscription::{subscribe_request, NativeSubscription};
 use crate::token_vectors::{extract_items, extract_pair, to_arrays, TokenArrays};
 use crate::types::{extract_edge_type, extract_id, Edge, HealthStatus, Memory, RecallOutput};
 
@@ -434,25 +433,15 @@ impl NativeEngine {
         engine_call(py, move || engine.count_memories(&request))
     }
 
-    /// Opens a standing query on `cue_embedding`: later memories that match are pushed to the
-    /// returned subscription.
-    #[pyo3(signature = (cue_embedding, entity_id = None, confidence_threshold = None, queue_capacity = None, filter = None))]
+    /// Opens a standing query on `fields["embedding"]` (the Python `SubscribeRequest`'s fields
+    /// the caller set, the cue resolved to its vector): later memories that match are pushed
+    /// to the returned subscription.
     fn subscribe(
         &self,
         py: Python<'_>,
-        cue_embedding: PyReadonlyArray1<'_, f32>,
-        entity_id: Option<String>,
-        confidence_threshold: Option<&Bound<'_, PyAny>>,
-        queue_capacity: Option<&Bound<'_, PyAny>>,
-        filter: Option<&Bound<'_, PyAny>>,
+        fields: &Bound<'_, PyDict>,
     ) -> PyResult<NativeSubscription> {
-        let mut request = request_from(
-            vector_of(&cue_embedding, "cue")?,
-            entity_id,
-            confidence_threshold,
-            queue_capacity,
-        )?;
-        request.filter = extract_filter(filter)?;
+        let request = subscribe_request(fields)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let subscription = engine_call(py, move || engine.subscribe(request))?;
         Ok(NativeSubscription::new(subscription))
@@ -652,37 +641,11 @@ impl NativeEngine {
         Ok((memories, output.forgotten.into()))
     }
 
-    /// Stores a revision of memory `id`; fields left None are inherited.
-    #[pyo3(signature = (id, content = None, embedding = None, importance = None, context = None, entity_id = None, token_vectors = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn revise(
-        &self,
-        py: Python<'_>,
-        id: &Bound<'_, PyAny>,
-        content: Option<String>,
-        embedding: Option<PyReadonlyArray1<'_, f32>>,
-        importance: Option<f32>,
-        context: Option<&Bound<'_, PyAny>>,
-        entity_id: Option<String>,
-        token_vectors: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Memory> {
-        let id = extract_id(id, "id")?;
-        let input = RevisionInput {
-            content,
-            embedding: embedding
-                .map(|array| vector_of(&array, "embedding"))
-                .transpose()?,
-            importance,
-            context: context
-                .filter(|object| !object.is_none())
-                .map(|object| dict_to_map(object, "context"))
-                .transpose()?,
-            entity_id,
-            token_vectors: token_vectors
-                .filter(|object| !object.is_none())
-                .map(|object| extract_pair(object, "token_vectors"))
-                .transpose()?,
-        };
+    /// Stores a revision of memory `fields["id"]` (the Python `ReviseRequest`'s fields the
+    /// caller set, `embedding` the new content's vector and `token_vectors` its token vectors
+    /// when the Python layer embedded it); fields left out are inherited.
+    fn revise(&self, py: Python<'_>, fields: &Bound<'_, PyDict>) -> PyResult<Memory> {
+        let (id, input) = revision_input(fields)?;
         let engine = self.slot.get().map_err(to_py_err)?;
         let memory = engine_call(py, move || engine.revise(&id, input))?;
         Memory::from_core(py, memory)

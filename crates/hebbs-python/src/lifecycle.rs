@@ -1,16 +1,19 @@
 //! The Python types and argument conversions of the memory lifecycle: `ForgetResult`,
-//! `Tombstone`, the `ForgetRequest` read from its Python model's fields, and parsing of `kind`
-//! and edge lists.
+//! `Tombstone`, the `ForgetRequest` and the revision read from their Python models' fields, and
+//! parsing of `kind` and edge lists.
 
 use hebbs_core::memory;
-use hebbs_core::{ForgetRequest, MemoryId, MemoryKind as CoreKind};
+use hebbs_core::{ForgetRequest, MemoryId, MemoryKind as CoreKind, RevisionInput};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
 use crate::errors::{invalid, invalid_type};
 use crate::fields::Fields;
 use crate::filter::extract_filter;
-use crate::types::{Edge, MemoryKind};
+use crate::json::dict_to_map;
+use crate::recall_request::vector;
+use crate::token_vectors::extract_pair;
+use crate::types::{extract_id, Edge, MemoryKind};
 use crate::wire::Reader;
 
 /// Parses a memory kind given as a `MemoryKind` or its name; `field` names the argument.
@@ -24,6 +27,26 @@ pub fn extract_kind(object: &Bound<'_, PyAny>, field: &str) -> PyResult<CoreKind
     name.to_ascii_lowercase()
         .parse::<CoreKind>()
         .map_err(|_| invalid(field, format!("unknown memory kind {name:?}")))
+}
+
+/// The memory and the `RevisionInput` of `fields` (the Python `ReviseRequest`'s fields the
+/// caller set, `embedding` and `token_vectors` as the Python layer resolved them); a key that
+/// is not one of them is an `InvalidTypeError`.
+pub fn revision_input(fields: &Bound<'_, PyDict>) -> PyResult<(MemoryId, RevisionInput)> {
+    let mut fields = Fields::new(fields);
+    let id = fields
+        .with("id", extract_id)?
+        .ok_or_else(|| invalid("id", "is required"))?;
+    let input = RevisionInput {
+        content: fields.value("content")?,
+        embedding: fields.with("embedding", vector)?,
+        importance: fields.value("importance")?,
+        context: fields.with("context", dict_to_map)?,
+        entity_id: fields.value("entity_id")?,
+        token_vectors: fields.with("token_vectors", extract_pair)?,
+    };
+    fields.finish()?;
+    Ok((id, input))
 }
 
 /// The core `ForgetRequest` of `fields` (the Python `ForgetRequest`'s fields the caller set,

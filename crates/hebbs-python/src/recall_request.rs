@@ -110,8 +110,8 @@ pub fn prime_request(fields: &Bound<'_, PyDict>) -> PyResult<PrimeRequest> {
     Ok(request)
 }
 
-/// A cue vector: a float32 array, not empty.
-fn vector(value: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<f32>> {
+/// A vector field (a cue's, a revision's embedding): a float32 array, not empty.
+pub fn vector(value: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<f32>> {
     let array = value
         .extract::<PyReadonlyArray1<'_, f32>>()
         .map_err(|_| invalid_type(field, "expected a float32 array"))?;

@@ -13,35 +13,37 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 
 use crate::detach::engine_call;
-use crate::errors::{invalid, invalid_type};
+use crate::errors::invalid;
+use crate::fields::Fields;
+use crate::filter::extract_filter;
+use crate::recall_request::vector;
 use crate::types::Memory;
 use crate::wire::Reader;
 
 /// Longest a receive waits with the GIL released before it checks for pending signals.
 const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Builds a request from the Python arguments (`None` takes the default); each conversion error
-/// names its field.
-pub fn request_from(
-    cue_vector: Vec<f32>,
-    entity_id: Option<String>,
-    confidence_threshold: Option<&Bound<'_, PyAny>>,
-    queue_capacity: Option<&Bound<'_, PyAny>>,
-) -> PyResult<SubscribeRequest> {
-    let mut request = SubscribeRequest {
-        entity_id,
-        ..SubscribeRequest::new(cue_vector)
+/// The core `SubscribeRequest` of `fields` (the Python `SubscribeRequest`'s fields the caller
+/// set, `embedding` the cue's vector as the Python layer resolved it); fields left out keep the
+/// core's defaults, and a key that is not one of them is an `InvalidTypeError`.
+pub fn subscribe_request(fields: &Bound<'_, PyDict>) -> PyResult<SubscribeRequest> {
+    let mut fields = Fields::new(fields);
+    let cue_vector = fields
+        .with("embedding", vector)?
+        .ok_or_else(|| invalid("embedding", "a cue or an embedding is required"))?;
+    let defaults = SubscribeRequest::new(Vec::new());
+    let request = SubscribeRequest {
+        cue_vector,
+        entity_id: fields.value("entity_id")?,
+        confidence_threshold: fields
+            .value("confidence_threshold")?
+            .unwrap_or(defaults.confidence_threshold),
+        queue_capacity: fields
+            .value("queue_capacity")?
+            .unwrap_or(defaults.queue_capacity),
+        filter: extract_filter(fields.object("filter")?.as_ref())?,
     };
-    if let Some(value) = confidence_threshold.filter(|value| !value.is_none()) {
-        request.confidence_threshold = value
-            .extract::<f32>()
-            .map_err(|_| invalid_type("confidence_threshold", "must be a number"))?;
-    }
-    if let Some(value) = queue_capacity.filter(|value| !value.is_none()) {
-        request.queue_capacity = value
-            .extract::<usize>()
-            .map_err(|_| invalid_type("queue_capacity", "must be a non-negative int"))?;
-    }
+    fields.finish()?;
     Ok(request)
 }
 
