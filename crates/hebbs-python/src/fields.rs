@@ -43,6 +43,15 @@ impl<'py> Fields<'py> {
             .transpose()
     }
 
+    /// Field `name` as a `T`, `default` when it is missing or None.
+    pub fn value_or<T: for<'a> FromPyObject<'a, 'py>>(
+        &mut self,
+        name: &'static str,
+        default: T,
+    ) -> PyResult<T> {
+        Ok(self.value(name)?.unwrap_or(default))
+    }
+
     /// Field `name` read with `read`, None when it is missing or None.
     pub fn with<T>(
         &mut self,

@@ -63,8 +63,8 @@ pub fn forget_request(fields: &Bound<'_, PyDict>) -> PyResult<ForgetRequest> {
         importance_below: fields.value("importance_below")?,
         kind: fields.with("kind", extract_kind)?,
         filter: extract_filter(fields.object("filter")?.as_ref())?,
-        purge: fields.value("purge")?.unwrap_or(defaults.purge),
-        limit: fields.value("limit")?.unwrap_or(defaults.limit),
+        purge: fields.value_or("purge", defaults.purge)?,
+        limit: fields.value_or("limit", defaults.limit)?,
     };
     fields.finish()?;
     Ok(request)

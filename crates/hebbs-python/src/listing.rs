@@ -103,10 +103,8 @@ pub fn list_request(fields: &Bound<'_, PyDict>) -> PyResult<ListRequest> {
         entity_id: fields.value("entity_id")?,
         kind: fields.with("kind", extract_kind)?,
         cursor: fields.with("cursor", extract_id)?,
-        limit: fields.value("limit")?.unwrap_or(defaults.limit),
-        include_superseded: fields
-            .value("include_superseded")?
-            .unwrap_or(defaults.include_superseded),
+        limit: fields.value_or("limit", defaults.limit)?,
+        include_superseded: fields.value_or("include_superseded", defaults.include_superseded)?,
         filter: extract_filter(fields.object("filter")?.as_ref())?,
         key_prefix: fields.value("key_prefix")?,
     };

@@ -33,42 +33,32 @@ pub fn recall_request(fields: &Bound<'_, PyDict>) -> PyResult<RecallRequest> {
                 .collect::<PyResult<Vec<_>>>()?,
             None => defaults.strategies,
         },
-        top_k: fields.value("top_k")?.unwrap_or(defaults.top_k),
+        top_k: fields.value_or("top_k", defaults.top_k)?,
         entity_id: fields.value("entity_id")?,
         time_range: fields.value("time_range")?,
         ef_search: fields.value("ef_search")?,
         seed_memory_id: fields.with("seed_memory_id", extract_id)?,
         edge_types: extract_edge_types(fields.value("edge_types")?, "edge_types")?,
-        max_depth: fields.value("max_depth")?.unwrap_or(defaults.max_depth),
+        max_depth: fields.value_or("max_depth", defaults.max_depth)?,
         direction: extract_direction(fields.value::<String>("direction")?.as_deref(), "direction")?
             .unwrap_or(defaults.direction),
-        analogical_alpha: fields
-            .value("analogical_alpha")?
-            .unwrap_or(defaults.analogical_alpha),
-        rrf_k: fields.value("rrf_k")?.unwrap_or(defaults.rrf_k),
+        analogical_alpha: fields.value_or("analogical_alpha", defaults.analogical_alpha)?,
+        rrf_k: fields.value_or("rrf_k", defaults.rrf_k)?,
         min_relevance: fields.value("min_relevance")?,
-        graph_context: fields
-            .value("graph_context")?
-            .unwrap_or(defaults.graph_context),
+        graph_context: fields.value_or("graph_context", defaults.graph_context)?,
         session_id: fields.value("session_id")?,
         cue_context: fields.with("cue_context", dict_to_map)?,
         scoring_weights: fields
             .value::<ScoringWeights>("scoring_weights")?
             .map_or(defaults.scoring_weights, Into::into),
-        include_embedding: fields
-            .value("include_embedding")?
-            .unwrap_or(defaults.include_embedding),
-        include_superseded: fields
-            .value("include_superseded")?
-            .unwrap_or(defaults.include_superseded),
+        include_embedding: fields.value_or("include_embedding", defaults.include_embedding)?,
+        include_superseded: fields.value_or("include_superseded", defaults.include_superseded)?,
         rerank: fields
             .value::<String>("rerank")?
             .map(|name| name.parse::<Rerank>().map_err(to_py_err))
             .transpose()?
             .unwrap_or(defaults.rerank),
-        rerank_top_n: fields
-            .value("rerank_top_n")?
-            .unwrap_or(defaults.rerank_top_n),
+        rerank_top_n: fields.value_or("rerank_top_n", defaults.rerank_top_n)?,
         cue_token_vectors: fields.with("cue_token_vectors", |value, field| {
             let matrix = value
                 .extract::<PyReadonlyArray2<'_, f32>>()
@@ -93,17 +83,13 @@ pub fn prime_request(fields: &Bound<'_, PyDict>) -> PyResult<PrimeRequest> {
     let request = PrimeRequest {
         entity_id,
         cue_vector: fields.with("cue_embedding", vector)?,
-        max_memories: fields
-            .value("max_memories")?
-            .unwrap_or(defaults.max_memories),
+        max_memories: fields.value_or("max_memories", defaults.max_memories)?,
         time_range: fields.value("time_range")?,
         ef_search: fields.value("ef_search")?,
         scoring_weights: fields
             .value::<ScoringWeights>("scoring_weights")?
             .map_or(defaults.scoring_weights, Into::into),
-        include_embedding: fields
-            .value("include_embedding")?
-            .unwrap_or(defaults.include_embedding),
+        include_embedding: fields.value_or("include_embedding", defaults.include_embedding)?,
         filter: extract_filter(fields.object("filter")?.as_ref())?,
     };
     fields.finish()?;

@@ -36,11 +36,8 @@ pub fn subscribe_request(fields: &Bound<'_, PyDict>) -> PyResult<SubscribeReques
         cue_vector,
         entity_id: fields.value("entity_id")?,
         confidence_threshold: fields
-            .value("confidence_threshold")?
-            .unwrap_or(defaults.confidence_threshold),
-        queue_capacity: fields
-            .value("queue_capacity")?
-            .unwrap_or(defaults.queue_capacity),
+            .value_or("confidence_threshold", defaults.confidence_threshold)?,
+        queue_capacity: fields.value_or("queue_capacity", defaults.queue_capacity)?,
         filter: extract_filter(fields.object("filter")?.as_ref())?,
     };
     fields.finish()?;
