@@ -132,6 +132,23 @@ def test_what_the_http_parser_refuses_is_a_json_400(
     assert error["message"]
 
 
+def test_what_a_refused_client_still_sends_is_dropped_not_reset(hebbs_server: Server) -> None:
+    """After its 400 the server reads and drops the rest of the request: a connection closed
+    with unread bytes is reset, and a reset can destroy the 400 before the client reads it (a
+    client still sending a 100 KB target saw "connection reset" on a loaded machine)."""
+    head = b"GET /v1/health/live?a=" + b"a" * (MAX_TARGET_BYTES + 1024)
+    with socket.create_connection(_address(hebbs_server), timeout=60) as connection:
+        connection.sendall(head)
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 400"), received[:100]
+        # The rest of the request arrives after the answer: read and dropped, no reset.
+        connection.sendall(b"a" * 80_000 + b" HTTP/1.1\r\nHost: h\r\n\r\n")
+        connection.shutdown(socket.SHUT_WR)
+        assert connection.recv(65536) == b""
+
+
 def test_a_target_and_headers_inside_the_limits_are_served(hebbs_server: Server) -> None:
     query = b"a=" + b"a" * (MAX_TARGET_BYTES - 64)
     headers = b"Host: h\r\nX-Big: " + b"a" * (MAX_HEADER_BYTES - 64) + b"\r\nConnection: close\r\n"

@@ -4,11 +4,17 @@ request the HTTP parser refuses before the app sees it.
 
 uvicorn answers such a request (a malformed request line, a control character such as NUL in a
 header, a request target past httptools' own 65,535 bytes) with a plain-text ``400 Invalid HTTP
-request received.`` and closes the connection. This protocol answers the same 400 and closes
-the same way, with ``{"error_code": "invalid_input", "message": ..., "field": "request"}``. It
-also refuses a request target (path and query) longer than :data:`MAX_TARGET_BYTES` and header
-lines adding up to more than :data:`MAX_HEADER_BYTES`, which uvicorn would otherwise read
-without bound.
+request received.`` and closes the connection. This protocol answers the same 400 with
+``{"error_code": "invalid_input", "message": ..., "field": "request"}``. It also refuses a
+request target (path and query) longer than :data:`MAX_TARGET_BYTES` and header lines adding up
+to more than :data:`MAX_HEADER_BYTES`, which uvicorn would otherwise read without bound.
+
+After the 400 the connection closes the way web servers do it (nginx's "lingering close"): the
+answer is sent and the server's side shut down for writing, and what the client still sends
+is read and dropped until it closes its side or :data:`LINGER_S` pass. A socket closed with
+unread bytes in it is reset instead (a TCP RST), and the reset can reach the client before it
+read the answer: a client still sending a long request would then see "connection reset"
+instead of the 400.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from hebbs.service.errors import error_body
 MAX_TARGET_BYTES: Final = 16 * 1024
 #: The most bytes of header names and values one request may send.
 MAX_HEADER_BYTES: Final = 64 * 1024
+#: Seconds a refused connection keeps reading (and dropping) what its client still sends.
+LINGER_S: Final = 5.0
 #: The field an error of the HTTP parser names: the request line or headers.
 REQUEST_FIELD: Final = "request"
 #: What an error of the parser says when no limit of ours was passed.
@@ -45,6 +53,11 @@ class HebbsHttpProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._header_bytes = 0
         self._refusal = MALFORMED
+        self._refused = False
+
+    def data_received(self, data: bytes) -> None:
+        if not self._refused:
+            super().data_received(data)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -76,5 +89,10 @@ class HebbsHttpProtocol(HttpToolsProtocol):
         head.append(b"content-type: " + JSON_MEDIA_TYPE.encode("ascii") + b"\r\n")
         head.append(b"content-length: " + str(len(body)).encode("ascii") + b"\r\n")
         head.append(b"connection: close\r\n\r\n")
+        self._refused = True
         self.transport.write(b"".join(head) + body)
-        self.transport.close()
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+            self.loop.call_later(LINGER_S, self.transport.close)
+        else:
+            self.transport.close()
