@@ -272,6 +272,15 @@ def test_the_bars_add_up_to_the_score(page: Page, site: Site, strategy: str) -> 
     assert abs(sum(parts) - score) < 0.01
 
 
+def test_the_weights_start_at_the_engine_defaults(page: Page, site: Site) -> None:
+    log_in(page, site)
+    defaults = hebbs.ScoringWeights()
+    for name in ("relevance", "recency", "importance", "reinforcement"):
+        weight = getattr(defaults, f"w_{name}")
+        assert float(page.input_value(f"#w-{name}")) == pytest.approx(weight)
+        assert page.inner_text(f"#w-{name}-value") == f"{weight:.2f}"
+
+
 def test_a_weight_change_re_ranks(page: Page, site: Site) -> None:
     log_in(page, site)
     recall(page, "Acme signed the contract after the discount", entity="acme")

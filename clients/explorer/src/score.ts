@@ -6,13 +6,6 @@
 
 import type { RecallResultJson, WeightsJson } from './api.js';
 
-/** The engine's default weights (`ScoringWeights::default`). */
-export const DEFAULT_WEIGHTS: WeightsJson = {
-  w_relevance: 0.5,
-  w_recency: 0.2,
-  w_importance: 0.2,
-  w_reinforcement: 0.1,
-};
 export const SIGNALS = ['relevance', 'recency', 'importance', 'reinforcement'] as const;
 export type Signal = (typeof SIGNALS)[number];
 

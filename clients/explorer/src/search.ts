@@ -1,14 +1,15 @@
 /**
  * The search panel: a cue, the default search or one strategy, an entity, a metadata filter
- * (JSON, docs/filters.md), and the four weights, whose sliders re-run the recall with the new `scoring_weights` so the server
- * re-ranks live. Each result shows its composite score as four bars, one per weighted signal,
- * and each strategy's details; a click opens the memory. `#results` carries the number of the
- * search it shows (`data-searches`).
+ * (JSON, docs/filters.md), and the four weights, whose sliders start at the engine's defaults
+ * (the server sets them in the page) and re-run the recall with the new `scoring_weights` so the
+ * server re-ranks live. Each result shows its composite score as four bars, one per weighted
+ * signal, and each strategy's details; a click opens the memory. `#results` carries the number
+ * of the search it shows (`data-searches`).
  */
 
 import { api, type RecallResultJson, type WeightsJson } from './api.js';
 import { byId, el, status } from './dom.js';
-import { breakdown, DEFAULT_WEIGHTS, SIGNALS } from './score.js';
+import { breakdown, SIGNALS } from './score.js';
 
 /** What the search offers: the server's default pipeline (no strategies named), then each
  * strategy as the server names it. */
@@ -47,7 +48,6 @@ export function setUpSearch(onOpen: (id: string) => void): void {
   });
   for (const name of WEIGHT_NAMES) {
     const slider = byId<HTMLInputElement>(`w-${name}`);
-    slider.value = String(DEFAULT_WEIGHTS[`w_${name}`]);
     showWeight(name);
     slider.addEventListener('input', () => {
       showWeight(name);

@@ -3,13 +3,6 @@
  * of a result in its `scores` (`crates/hebbs-core/src/recall/scoring.rs` combines them), and
  * the explorer only weighs them.
  */
-/** The engine's default weights (`ScoringWeights::default`). */
-export const DEFAULT_WEIGHTS = {
-    w_relevance: 0.5,
-    w_recency: 0.2,
-    w_importance: 0.2,
-    w_reinforcement: 0.1,
-};
 export const SIGNALS = ['relevance', 'recency', 'importance', 'reinforcement'];
 /** Each signal's weighted part of `result`'s score: the signals the engine combined
  * (`result.scores`), each times its weight, so the parts add up to the score. */
