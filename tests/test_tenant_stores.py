@@ -69,6 +69,15 @@ def test_a_leased_store_is_never_closed(stores: TenantStores) -> None:
     assert _count(stores, "a") == 1
 
 
+def test_the_bound_passed_while_every_store_was_leased_is_restored_when_leases_end(
+    stores: TenantStores,
+) -> None:
+    with stores.lease("a"), stores.lease("b"), stores.lease("c"):
+        assert stores.open_count == 3
+    stores.wait_closed()
+    assert stores.open_count == 2
+
+
 def test_a_tenant_reopened_while_its_store_closes_waits_for_the_close(tmp_path: Path) -> None:
     table = TenantStores(tmp_path, _embedder, max_open=1)
     try:

@@ -100,6 +100,9 @@ class TenantStores:
         finally:
             with self._lock:
                 entry.leases -= 1
+                over = len(self._open) > self.max_open
+            if over:  # the bound was passed while every store was leased
+                self._evict()
 
     def _acquire(self, tenant: str) -> _Open:
         if not valid_tenant(tenant):
