@@ -139,13 +139,18 @@ fn info_logger() -> InfoLogger {
     })
 }
 
+/// The cores of the machine, as RocksDB counts threads (2 when unknown).
+fn cores() -> i32 {
+    std::thread::available_parallelism().map_or(2, |n| i32::try_from(n.get()).unwrap_or(2))
+}
+
 /// The threads RocksDB opens a store's `table_files` table files on (see
 /// [`SERIAL_TABLE_FILES`]).
 pub fn file_opening_threads(table_files: usize) -> i32 {
     if table_files <= SERIAL_TABLE_FILES {
         1
     } else {
-        std::thread::available_parallelism().map_or(2, |n| i32::try_from(n.get()).unwrap_or(2))
+        cores()
     }
 }
 
@@ -156,9 +161,7 @@ pub fn db_options(table_files: usize) -> Options {
         .expect("the options string names options of this RocksDB");
     options.create_if_missing(true);
     options.create_missing_column_families(true);
-    options.increase_parallelism(
-        std::thread::available_parallelism().map_or(2, |n| i32::try_from(n.get()).unwrap_or(2)),
-    );
+    options.increase_parallelism(cores());
     options.set_compression_type(rocksdb::DBCompressionType::Lz4);
     options.set_row_cache(&shared().row_cache);
     options.set_write_buffer_manager(&shared().write_buffers);
