@@ -15,7 +15,7 @@ import pytest
 
 import hebbs
 from hebbs import _native
-from hebbs.api import RecallRequest, Request, Returns, parse, requests
+from hebbs.api import RecallRequest, Request, Returns, parse, recall, requests
 from hebbs.api.operations import Operations
 from hebbs.client.operations import IN_PROCESS_ONLY, ROUTES
 from hebbs.engine import _HANDLERS, _RESOLVED_RECALL_FIELDS
@@ -27,7 +27,8 @@ def _operation_requests() -> set[type[Any]]:
     """Every request model that names what its operation returns."""
     return {
         model
-        for model in vars(requests).values()
+        for module in (requests, recall)
+        for model in vars(module).values()
         if inspect.isclass(model)
         and issubclass(model, Request)
         and issubclass(model, Returns)
@@ -46,7 +47,9 @@ def test_each_keyword_method_is_defined_once_for_every_store() -> None:
     """The stores inherit the keyword methods: none spells a signature of its own."""
     methods = {
         name
-        for name, value in vars(Operations).items()
+        for base in Operations.__mro__
+        if base.__module__.startswith("hebbs.api.")
+        for name, value in vars(base).items()
         if inspect.isfunction(value) and not name.startswith("_") and name != "run"
     }
     assert "recall" in methods

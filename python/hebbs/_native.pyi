@@ -44,6 +44,8 @@ __all__ = [
     "MAX_STATE_VALUE_BYTES",
     "MAX_TOP_K",
     "MAX_VECTOR_DIMENSION",
+    "PRIME_DEFAULTS",
+    "RECALL_DEFAULTS",
     "STRATEGIES",
     "VECTOR_STRATEGIES",
     "ClosedError",
@@ -92,6 +94,10 @@ DEFAULT_PRIME_MAX_MEMORIES: int
 DEFAULT_RRF_K: int
 DEFAULT_RERANK_TOP_N: int
 MAX_RERANK_TOP_N: int
+RECALL_DEFAULTS: dict[str, Any]
+"""The core's defaults of a recall's plain options, by their Python names."""
+PRIME_DEFAULTS: dict[str, Any]
+"""The core's defaults of a prime's plain options, by their Python names."""
 DEFAULT_STRATEGIES: tuple[str, ...]
 """The strategies of the default recall of a cue (seed 004's pipeline)."""
 DEFAULT_RERANK: str

@@ -67,7 +67,8 @@ from hebbs.api import (
     resolve_quality,
     to_scoring_weights,
 )
-from hebbs.api.operations import KindLike, Operations, StrategyLike
+from hebbs.api.operations import KindLike, Operations
+from hebbs.api.recall import StrategyLike
 from hebbs.consolidate import ContradictionCandidate, contradictions
 from hebbs.consolidate.constants import DEFAULT_CONTRADICTION_SCAN, RESOLUTIONS
 from hebbs.consolidate.dedup import duplicate_of

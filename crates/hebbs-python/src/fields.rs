@@ -2,11 +2,18 @@
 //! the caller set): each field read by its name, its error naming it. A key that no field
 //! reads is an error, so a field the Python model gains and the binding does not read is never
 //! dropped silently; the defaults of the fields left out are the core's.
+//!
+//! A request whose core type has a serde form (`RecallRequest`, `PrimeRequest`) reads only
+//! the fields that need a Python conversion by hand; [`Fields::rest`] gives every other field
+//! to serde, so a new plain option of the core needs no line here.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::errors::invalid_type;
+use crate::json::to_value;
 
 /// Reads the fields of one request dict.
 pub struct Fields<'py> {
@@ -61,6 +68,29 @@ impl<'py> Fields<'py> {
         self.object(name)?
             .map(|value| read(&value, name))
             .transpose()
+    }
+
+    /// The fields not read yet, deserialised as the core's `T` (each a JSON value, None a
+    /// JSON null; one that is missing keeps `T::default()`'s): a key `T` does not know, or a
+    /// value of the wrong type, is an `InvalidTypeError` naming its field.
+    pub fn rest<T: DeserializeOwned>(self) -> PyResult<T> {
+        let mut given = Map::new();
+        for (key, value) in self.dict.iter() {
+            let key: String = key
+                .extract()
+                .map_err(|_| invalid_type("request", "field names must be strings"))?;
+            if !self.read.contains(&key.as_str()) {
+                let value = to_value(&value, &key)?;
+                given.insert(key, value);
+            }
+        }
+        serde_path_to_error::deserialize(Value::Object(given)).map_err(|error| {
+            let field = match error.path().to_string() {
+                path if path == "." => "request".to_owned(),
+                path => path,
+            };
+            invalid_type(&field, error.into_inner().to_string())
+        })
     }
 
     /// Ends the reading: an `InvalidTypeError` for the first key no field read.

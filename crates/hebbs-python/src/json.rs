@@ -16,7 +16,8 @@ pub fn dict_to_map(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Map<Strin
     }
 }
 
-fn to_value(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Value> {
+/// Converts a Python value into JSON; `field` names the argument in errors.
+pub fn to_value(object: &Bound<'_, PyAny>, field: &str) -> PyResult<Value> {
     if object.is_none() {
         Ok(Value::Null)
     } else if let Ok(flag) = object.cast::<PyBool>() {

@@ -20,7 +20,8 @@ mod token_vectors;
 mod types;
 mod wire;
 
-use hebbs_core::recall::{CausalDirection, Strategy};
+use hebbs_core::recall::{CausalDirection, PrimeRequest, RecallRequest, Strategy};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -35,6 +36,17 @@ fn strategy_names<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let names: Vec<&str> = strategies.into_iter().map(Strategy::as_str).collect();
     PyTuple::new(py, names)
+}
+
+/// The serde form of a core request's defaults, as a dict: the Python models' defaults of the
+/// plain options (`RECALL_DEFAULTS["top_k"]`), so each is spelled once, in the core.
+fn defaults(py: Python<'_>, request: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
+    match serde_json::to_value(request) {
+        Ok(serde_json::Value::Object(map)) => json::map_to_dict(py, &map),
+        _ => Err(PyValueError::new_err(
+            "a request's defaults are not a JSON object",
+        )),
+    }
 }
 
 #[pymodule]
@@ -146,6 +158,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let directions = CausalDirection::ALL.map(CausalDirection::as_str);
     module.add("DIRECTIONS", PyTuple::new(py, directions)?)?;
     module.add("DEFAULT_DIRECTION", CausalDirection::default().as_str())?;
+    module.add("RECALL_DEFAULTS", defaults(py, &RecallRequest::default())?)?;
+    module.add("PRIME_DEFAULTS", defaults(py, &PrimeRequest::default())?)?;
     module.add(
         "VECTOR_STRATEGIES",
         strategy_names(

@@ -2,10 +2,18 @@
 the server and the client: one spelling of each operation's parameters (see
 :mod:`hebbs.api.requests`) over the checked value types of :mod:`hebbs.api.fields`."""
 
-from hebbs.api.requests import (
+from hebbs.api.model import Request, Returns, by_keyword, parse
+from hebbs.api.recall import (
     DEFAULT_STRATEGIES,
-    DEFAULT_TOKEN_VECTORS,
     VECTOR_CUE_STRATEGIES,
+    PrimeRequest,
+    RecallRequest,
+    WeightsInput,
+    resolve_quality,
+    to_scoring_weights,
+)
+from hebbs.api.requests import (
+    DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
     CheckpointRequest,
@@ -28,26 +36,17 @@ from hebbs.api.requests import (
     OpenRequest,
     OptimizeRequest,
     OrphansRequest,
-    PrimeRequest,
     PutTokenVectorsRequest,
-    RecallRequest,
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
     RememberManyRequest,
     RememberRequest,
-    Request,
-    Returns,
     ReviseChanges,
     ReviseRequest,
     SubscribeRequest,
     TombstoneRequest,
     TombstonesRequest,
-    WeightsInput,
-    by_keyword,
-    parse,
-    resolve_quality,
-    to_scoring_weights,
 )
 
 __all__ = [

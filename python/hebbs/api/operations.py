@@ -10,39 +10,28 @@ The server, the MCP tools, the CLI and gRPC build the same models from their own
 from __future__ import annotations
 
 import os
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
 
 from hebbs._native import (
-    DEFAULT_ANALOGICAL_ALPHA,
-    DEFAULT_CAUSAL_DEPTH,
     DEFAULT_CONFIDENCE_THRESHOLD,
-    DEFAULT_DIRECTION,
-    DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
     DEFAULT_LIST_PAGE,
-    DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
-    DEFAULT_RERANK_TOP_N,
-    DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
-    DEFAULT_TOP_K,
     Edge,
-    EdgeType,
     ForgetResult,
     HealthStatus,
     Memory,
     MemoryKind,
     MemoryPage,
-    PrimeOutput,
-    RecallOutput,
-    RecallStrategyConfig,
-    ScoringWeights,
     Tombstone,
 )
+from hebbs.api.model import parse
+from hebbs.api.recall import Recalling
 from hebbs.api.requests import (
     AddEdgesRequest,
     ChatContextRequest,
@@ -63,21 +52,16 @@ from hebbs.api.requests import (
     ListMemoriesRequest,
     OptimizeRequest,
     OrphansRequest,
-    PrimeRequest,
     PutTokenVectorsRequest,
-    RecallRequest,
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
     RememberManyRequest,
     RememberRequest,
-    Returns,
     ReviseRequest,
     SubscribeRequest,
     TombstoneRequest,
     TombstonesRequest,
-    by_keyword,
-    parse,
 )
 from hebbs.consolidate.constants import (
     DEFAULT_CONTRADICTION_LIMIT,
@@ -99,26 +83,15 @@ if TYPE_CHECKING:
 
 #: What ``kind=`` accepts: a :class:`MemoryKind` or its name.
 KindLike = Union[MemoryKind, str]
-#: One entry of ``recall(strategies=...)``: a strategy name or a per-strategy config.
-StrategyLike = Union[str, RecallStrategyConfig]
 
 T = TypeVar("T")
 #: What ``subscribe`` opens: a local or a remote subscription.
 SubscriptionT = TypeVar("SubscriptionT")
 
 
-def _run_recall(store: Operations[Any], request: RecallRequest) -> RecallOutput:
-    return store.run(request)
-
-
-class Operations(ABC, Generic[SubscriptionT]):
+class Operations(Recalling, Generic[SubscriptionT]):
     """The operations of a hebbs store, each a keyword method that builds its request model
-    and runs it with :meth:`run`."""
-
-    @abstractmethod
-    def run(self, request: Returns[T]) -> T:
-        """Runs one checked request (a model of :mod:`hebbs.api.requests`) and returns its
-        result: what the keyword methods, the server, MCP, the CLI and gRPC all call."""
+    and runs it with :meth:`run` (recall and prime are :class:`Recalling`'s)."""
 
     @abstractmethod
     def open_subscription(self, request: SubscribeRequest) -> SubscriptionT:
@@ -179,102 +152,6 @@ class Operations(ABC, Generic[SubscriptionT]):
         in their order: None where one does not exist (a malformed id still raises
         :class:`~hebbs.errors.InvalidInputError` naming ``ids[i]``)."""
         return self.run(parse(GetManyRequest, locals()))
-
-    @by_keyword(RecallRequest, _run_recall)
-    def recall(
-        self,
-        cue: str | None = None,
-        strategies: Sequence[StrategyLike] | None = None,
-        top_k: int = DEFAULT_TOP_K,
-        entity_id: str | None = None,
-        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
-        ef_search: int | None = None,
-        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
-        cue_embedding: Any = None,
-        include_embedding: bool = False,
-        *,
-        seed_memory_id: MemoryIdLike | None = None,
-        edge_types: Sequence[EdgeType | str] | None = None,
-        max_depth: int = DEFAULT_CAUSAL_DEPTH,
-        direction: str = DEFAULT_DIRECTION,
-        analogical_alpha: float = DEFAULT_ANALOGICAL_ALPHA,
-        cue_context: Mapping[str, Any] | None = None,
-        rrf_k: int = DEFAULT_RRF_K,
-        min_relevance: float | None = None,
-        graph_context: int = DEFAULT_GRAPH_CONTEXT,
-        session_id: str | None = None,
-        force_regex: bool = False,
-        include_superseded: bool = False,
-        include_organization: bool = False,
-        rerank: str | None = None,
-        rerank_top_n: int = DEFAULT_RERANK_TOP_N,
-        cue_token_vectors: Any = None,
-        quality: str | None = None,
-        filter: Mapping[str, Any] | None = None,
-    ) -> RecallOutput:
-        """Recalls memories for ``cue``: by default the best pipeline, or the strategies named.
-
-        Without ``strategies``, a cue runs the default pipeline (docs/hybrid.md): dense and
-        BM25 searches fused by reciprocal rank (``hybrid``), then the late-interaction stage
-        re-scores the ``rerank_top_n`` most relevant candidates: IDF-weighted max-sim of the
-        cue's token vectors (from the same forward pass as its vector, or
-        ``cue_token_vectors``) against the memories' stored token vectors, plus the turns
-        around each one in its conversation (``session_id`` at remember time) and the entity
-        and the month or year the cue names. That score, calibrated to 0..1, is each result's
-        relevance, and results are ordered by seed 000's composite score
-        (``scoring_weights``): ``result.scores`` shows the four signals it combines. A cue
-        given only as ``cue_embedding`` runs ``similarity``. ``quality="fast"`` skips the stage;
-        ``quality="best"`` ranks by relevance alone. Each preset fills only what the call leaves
-        unset.
-
-        ``strategies`` holds names (``similarity``, ``temporal``, ``causal``, ``analogical``,
-        ``hybrid``, ``keyword``, ``regex``: ``hebbs._native.STRATEGIES``) or
-        :class:`RecallStrategyConfig` objects that override this call's parameters for one
-        strategy; naming them runs them without the stage (unless ``rerank`` asks for it).
-        ``similarity`` (the raw cosine path, for the tightest latency budgets) needs a cue (or
-        ``cue_embedding``); ``temporal`` needs
-        ``entity_id`` and takes an optional ``time_range``; ``causal`` walks the edge graph from
-        ``seed_memory_id`` (default: the memory nearest the cue) up to ``max_depth`` hops
-        (hard cap 10) along ``edge_types`` in ``direction`` (``causes``, ``effects`` or
-        ``both``); ``analogical`` blends embedding similarity (weight ``analogical_alpha``)
-        with structural similarity to ``cue_context`` (or to the seed memory, or the memory
-        nearest the cue); ``hybrid`` fuses dense and BM25 searches by reciprocal rank
-        (constant ``rrf_k``); ``keyword`` is BM25 alone. ``force_regex`` replaces the strategies
-        with a bounded regular-expression scan of content and context, the cue being the
-        pattern. Results are deduplicated, ranked by the composite score, and carry every
-        strategy's details and up to ``graph_context`` of their strongest relationships
-        (``expansion_context``). ``min_relevance`` drops weaker candidates and reports how many
-        in ``below_threshold``. ``session_id`` records the returned memories for
-        :meth:`get_chat_context`.
-        Memories a revision superseded are left out unless ``include_superseded``.
-        ``include_organization`` runs the same recall against the organization's store (see
-        :meth:`open`) in parallel and returns its answer as ``organization_memory``.
-        ``filter`` narrows every strategy to the memories it selects, in the filter language of
-        docs/filters.md: ``{"context.channel": "email", "context.priority": {"$gte": 2}}``.
-
-        A strategy whose own input is missing (``temporal`` without ``entity_id``, a strategy
-        that reads vectors without a cue) is reported in ``strategy_errors`` while the others
-        answer; only if every strategy fails does the call raise.
-        """
-        return self.run(parse(RecallRequest, locals()))
-
-    def prime(
-        self,
-        entity_id: str,
-        cue: str | None = None,
-        max_memories: int = DEFAULT_PRIME_MAX_MEMORIES,
-        time_range: tuple[TimestampLike | None, TimestampLike | None] | None = None,
-        ef_search: int | None = None,
-        scoring_weights: ScoringWeights | Mapping[str, float] | None = None,
-        cue_embedding: Any = None,
-        include_embedding: bool = False,
-        filter: Mapping[str, Any] | None = None,
-    ) -> PrimeOutput:
-        """Warms an agent's context for ``entity_id``: its most recent memories blended with
-        its memories nearest ``cue`` (when given), ranked by the composite score; only those
-        ``filter`` selects when given (docs/filters.md).
-        :class:`PrimeOutput` says how many results each part found."""
-        return self.run(parse(PrimeRequest, locals()))
 
     def revise(
         self,

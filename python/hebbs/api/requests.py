@@ -1,6 +1,8 @@
 """The request of each operation, spelled once: its parameters, their types and their defaults
 (read from the native module's constants). ``Hebbs`` and ``AsyncHebbs`` build one per call with
-:func:`parse`, and so do the CLI (from its parsed flags), the server and the client.
+:func:`parse`, and so do the CLI (from its parsed flags), the server and the client. Recall's
+and prime's live with their keyword methods in :mod:`hebbs.api.recall`; :mod:`hebbs.api` names
+every model.
 
 pydantic v2 is the model library: FastAPI (the server) takes its models as they are, so one
 definition gives the embedded API's checks, the JSON codec and the OpenAPI schema. Each field's
@@ -10,47 +12,27 @@ and dimensions and names the field the same way.
 
 from __future__ import annotations
 
-import functools
-import inspect
-import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Literal, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_core import ErrorDetails
+from pydantic import Field
 
-from hebbs import _native
-from hebbs._inputs import invalid
 from hebbs._native import (
-    DEFAULT_ANALOGICAL_ALPHA,
-    DEFAULT_CAUSAL_DEPTH,
     DEFAULT_CONFIDENCE_THRESHOLD,
-    DEFAULT_DIRECTION,
-    DEFAULT_GRAPH_CONTEXT,
     DEFAULT_IMPORTANCE,
     DEFAULT_LIST_LIMIT,
     DEFAULT_LIST_PAGE,
-    DEFAULT_PRIME_MAX_MEMORIES,
     DEFAULT_QUEUE_CAPACITY,
-    DEFAULT_RERANK_TOP_N,
-    DEFAULT_RRF_K,
     DEFAULT_TOMBSTONE_PAGE,
-    DEFAULT_TOP_K,
     ForgetResult,
     HealthStatus,
     Memory,
     MemoryPage,
-    PrimeOutput,
-    RecallOutput,
-    ScoringWeights,
     Tombstone,
 )
 from hebbs.api.fields import (
     Content,
     Count,
-    Count32,
     EdgeList,
-    EdgeTypeList,
     FilterObject,
     Flag,
     Fraction,
@@ -60,25 +42,21 @@ from hebbs.api.fields import (
     KeyList,
     KeyPrefix,
     KindField,
-    Matrix,
     MemoryIdField,
     Micros,
     Number,
     PathField,
     Positive,
     Seconds,
-    StrategyList,
     Text,
-    TimeRange,
     Vector,
-    WeightsLike,
 )
+from hebbs.api.model import Request, Returns
 from hebbs.consolidate.constants import (
     DEFAULT_CONTRADICTION_LIMIT,
     DEFAULT_CONTRADICTION_SIMILARITY,
     DEFAULT_DEDUP_THRESHOLD,
 )
-from hebbs.errors import InvalidInputError, InvalidTypeError, InvalidValueError
 from hebbs.reflect.constants import (
     DEFAULT_MIN_CLUSTER_SIZE,
     DEFAULT_MIN_CONFIDENCE,
@@ -93,49 +71,13 @@ if TYPE_CHECKING:
     from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession  # noqa: F401
     from hebbs.types import TokenVectors  # noqa: F401
 
-if sys.version_info >= (3, 10):
-    from typing import Concatenate, ParamSpec
-else:
-    from typing_extensions import Concatenate, ParamSpec
-
-#: Strategies of the default recall of a cue with text (``strategies`` not given): dense and BM25
-#: searches fused by reciprocal rank, whose most relevant candidates the ``DEFAULT_RERANK`` stage
-#: re-scores (see :func:`resolve_quality`); the engine's constants.
-DEFAULT_STRATEGIES: tuple[str, ...] = _native.DEFAULT_STRATEGIES
-#: Strategies of the default recall of a cue given only as a vector (``cue_embedding`` without
-#: ``cue``): there is no text for BM25.
-VECTOR_CUE_STRATEGIES: tuple[str, ...] = ("similarity",)
 #: Whether a store keeps each memory's token vectors (from the embedding pass ``remember``
 #: runs anyway) for the late-interaction re-rank stage. On: measured in docs/hybrid.md, it
 #: costs about 11 KB a memory and a few percent of ``remember_many``'s time, and it is what
 #: the default recall re-ranks with.
 DEFAULT_TOKEN_VECTORS: Final = True
-#: Re-rank stages ``recall(rerank=...)`` accepts (the engine's ``Rerank``).
-RerankName = Literal["none", "late_interaction"]
-#: Presets ``recall(quality=...)`` accepts, each applied to the fields the caller leaves unset
-#: (docs/hybrid.md has their figures). Without one, a recall of a cue runs the default
-#: pipeline: ``hybrid``, the late-interaction stage, seed 000's composite weights.
-#: ``"fast"``: ``hybrid`` without the stage. ``"best"``: the default pipeline ranked by
-#: relevance alone (composite weights 1, 0, 0, 0).
-QualityName = Literal["fast", "best"]
 #: How the vector index holds the vectors in memory (docs/scale.md, "int8 vectors").
 VectorFormatName = Literal["f32", "int8"]
-
-
-Result = TypeVar("Result", covariant=True)
-
-
-class Request(BaseModel):
-    """The base of every request: unknown fields are refused, native values pass as they are."""
-
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
-
-
-class Returns(Generic[Result]):
-    """What an operation's request gives when it runs, for the type checker: ``run`` of a
-    ``Returns[T]`` request is a ``T`` (:class:`hebbs.api.operations.Operations`)."""
-
-    __slots__ = ()
 
 
 class OpenRequest(Request):
@@ -160,7 +102,7 @@ class RememberRequest(Request, Returns[Memory]):
     importance: Number = DEFAULT_IMPORTANCE
     context: Optional[JsonObject] = None
     entity_id: Optional[Text] = None
-    edges: EdgeList = []
+    edges: EdgeList = []  # noqa: RUF012 (a pydantic field: each model gets its own copy)
     created_at: Optional[Micros] = None
     embedding: Optional[Vector] = None
     session_id: Optional[Text] = None
@@ -219,57 +161,6 @@ class GetManyRequest(Request, Returns["list[Memory | None]"]):
     ids: Optional[IdList] = None
     keys: Optional[KeyList] = Field(None, description="the memories these keys name")
     include_embedding: Flag = False
-
-
-class WeightsInput(Request):
-    """``scoring_weights`` given as a dict: each key one of :class:`ScoringWeights`' fields."""
-
-    w_relevance: Optional[Number] = None
-    w_recency: Optional[Number] = None
-    w_importance: Optional[Number] = None
-    w_reinforcement: Optional[Number] = None
-    max_age_us: Optional[Count] = None
-    reinforcement_cap: Optional[Count] = None
-
-
-class RankedRequest(Request):
-    """What recall and prime share: the cue, the time window, the search and the ranking."""
-
-    cue: Optional[Text] = None
-    time_range: Optional[TimeRange] = None
-    ef_search: Optional[Count] = None
-    scoring_weights: Optional[WeightsLike] = None
-    cue_embedding: Optional[Vector] = None
-    include_embedding: Flag = False
-    filter: Optional[FilterObject] = None
-
-
-class RecallRequest(RankedRequest, Returns[RecallOutput]):
-    strategies: Optional[StrategyList] = None
-    top_k: Count = DEFAULT_TOP_K
-    entity_id: Optional[Text] = None
-    seed_memory_id: Optional[MemoryIdField] = None
-    edge_types: Optional[EdgeTypeList] = None
-    max_depth: Count = DEFAULT_CAUSAL_DEPTH
-    direction: Text = DEFAULT_DIRECTION
-    analogical_alpha: Number = DEFAULT_ANALOGICAL_ALPHA
-    cue_context: Optional[JsonObject] = None
-    rrf_k: Count32 = DEFAULT_RRF_K
-    min_relevance: Optional[Number] = None
-    graph_context: Count = DEFAULT_GRAPH_CONTEXT
-    session_id: Optional[Text] = None
-    force_regex: Flag = False
-    include_superseded: Flag = False
-    include_organization: Flag = False
-    rerank: Optional[RerankName] = None
-    rerank_top_n: Count = DEFAULT_RERANK_TOP_N
-    cue_token_vectors: Optional[Matrix] = None
-    quality: Optional[QualityName] = None
-
-
-class PrimeRequest(RankedRequest, Returns[PrimeOutput]):
-    entity_id: Text
-    max_memories: Count = DEFAULT_PRIME_MAX_MEMORIES
 
 
 class ReviseChanges(Request):
@@ -410,154 +301,3 @@ class ConfirmContradictionRequest(Request, Returns[Memory]):
     older_id: MemoryIdField
     newer_id: MemoryIdField
     resolution: Text = "link"
-
-
-#: The composite weights of ``quality="best"``: the calibrated relevance alone, so recency,
-#: importance and reinforcement do not move a less relevant memory up.
-BEST_SCORING_WEIGHTS: Final = ScoringWeights(
-    w_relevance=1.0, w_recency=0.0, w_importance=0.0, w_reinforcement=0.0
-)
-
-
-def resolve_quality(request: RecallRequest, token_cue: bool = True) -> RecallRequest:
-    """``request`` with the default pipeline or its ``quality`` preset applied to the fields the
-    caller left unset (see :data:`QualityName`); ``token_cue`` says whether the store can
-    embed the cue's token vectors (an embedder that gives them, token vectors kept).
-
-    - ``strategies``: :data:`DEFAULT_STRATEGIES` for a cue with text, else
-      :data:`VECTOR_CUE_STRATEGIES`.
-    - ``rerank``: ``"late_interaction"`` when the strategies were left unset or ``quality`` is
-      ``"best"``, unless ``quality`` is ``"fast"`` or the call is a regular-expression scan.
-      Left out of the default (but not of ``"best"``, which then raises) when the cue's token
-      vectors cannot be had: no text, or no ``cue_token_vectors`` and no ``token_cue``.
-    - ``scoring_weights``: :data:`BEST_SCORING_WEIGHTS` for ``"best"``, else seed 000's.
-    """
-    text = request.cue is not None and bool(request.cue.strip())
-    changes: dict[str, Any] = {}
-    defaulted = request.strategies is None
-    if defaulted:
-        vector_only = not text and request.cue_embedding is not None
-        changes["strategies"] = VECTOR_CUE_STRATEGIES if vector_only else DEFAULT_STRATEGIES
-    if request.rerank is None and not request.force_regex and request.quality != "fast":
-        tokens = request.cue_token_vectors is not None or (text and token_cue)
-        if request.quality == "best" or (defaulted and tokens):
-            changes["rerank"] = _native.DEFAULT_RERANK
-    if request.quality == "best" and request.scoring_weights is None:
-        changes["scoring_weights"] = BEST_SCORING_WEIGHTS
-    return request.model_copy(update=changes) if changes else request
-
-
-R = TypeVar("R", bound=Request)
-S = TypeVar("S")
-T = TypeVar("T")
-P = ParamSpec("P")
-
-
-def parse(model: type[R], arguments: Mapping[str, Any], prefix: str = "") -> R:
-    """``model`` built from ``arguments`` (a method's parameters, ``self`` left out), or the
-    first problem as an :class:`InvalidTypeError` / :class:`InvalidValueError` naming its field
-    (``prefix`` goes before the field names).
-
-    An argument that is its field's default object itself is left out, so it is not checked
-    again: a call pays only for the arguments it gives.
-    """
-    defaults = _defaults(model)
-    given = {
-        name: value
-        for name, value in arguments.items()
-        if name != "self" and defaults.get(name, _REQUIRED) is not value
-    }
-    try:
-        # The model's validator itself: ``model_validate`` adds a Python call around it,
-        # measured at 4 us of a recall's 100 right after a vector search (docs/architecture.md).
-        request: R = model.__pydantic_validator__.validate_python(given)
-    except ValidationError as error:
-        raise invalid_input(error.errors(include_url=False)[0], prefix) from None
-    return request
-
-
-def by_keyword(
-    model: type[R], run: Callable[[S, R], T]
-) -> Callable[[Callable[Concatenate[S, P], T]], Callable[Concatenate[S, P], T]]:
-    """Gives a method whose body is ``run(self, parse(model, locals()))`` a shorter way for
-    calls that pass every argument by keyword: their keywords are already the given arguments,
-    so they are checked as ``model`` at once, without the frame's locals (one per parameter)
-    and the scan of them. Any other call (an argument by position, a keyword the method does
-    not take) runs the method's own body, which binds it as Python does, or raises Python's
-    :class:`TypeError`. Both ways build the same request and run it the same way.
-
-    For the hot calls: on a recall it saves about 4 us of 100 (docs/architecture.md)."""
-
-    def decorate(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], T]:
-        names = frozenset(inspect.signature(method).parameters) - {"self"}
-        defaults = _defaults(model)
-        validate = model.__pydantic_validator__.validate_python
-
-        def call(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
-            # `parse` inlined: each Python call costs about 1 us right after a vector search.
-            if args or not names.issuperset(kwargs):
-                return method(self, *args, **kwargs)
-            for name, value in list(kwargs.items()):
-                if defaults.get(name, _REQUIRED) is value:
-                    del kwargs[name]
-            try:
-                request: R = validate(kwargs)
-            except ValidationError as error:
-                raise invalid_input(error.errors(include_url=False)[0]) from None
-            return run(self, request)
-
-        functools.update_wrapper(call, method)
-        return call
-
-    return decorate
-
-
-_REQUIRED = object()
-_DEFAULTS: dict[type[Request], dict[str, Any]] = {}
-
-
-def _defaults(model: type[Request]) -> dict[str, Any]:
-    """Each field's default object (fields without one are left out)."""
-    found = _DEFAULTS.get(model)
-    if found is None:
-        found = {
-            name: field.default
-            for name, field in model.model_fields.items()
-            if not field.is_required()
-        }
-        _DEFAULTS[model] = found
-    return found
-
-
-def to_scoring_weights(value: object, field: str = "scoring_weights") -> ScoringWeights | None:
-    """A :class:`ScoringWeights` from itself or a dict of its fields (missing ones default)."""
-    if value is None or isinstance(value, ScoringWeights):
-        return value
-    given = parse(WeightsInput, value, prefix=field)  # type: ignore[arg-type]
-    return ScoringWeights(**given.model_dump(exclude_none=True))
-
-
-def invalid_input(detail: ErrorDetails, prefix: str = "") -> InvalidInputError:
-    """The exception for one pydantic error: a wrong type is an :class:`InvalidTypeError`,
-    anything else an :class:`InvalidValueError`; ``field`` is the dotted path of the value."""
-    loc = list(detail["loc"])
-    kind = detail["type"]
-    reason = detail["msg"]
-    if kind == "extra_forbidden":
-        reason = f"unknown field {loc.pop()!r}"
-    is_type = kind == "hebbs_type" or kind.endswith("_type") or kind == "extra_forbidden"
-    if kind == "missing":
-        reason = "is required"
-        is_type = True
-    field = _dotted(prefix, loc) + str(detail.get("ctx", {}).get("inside", ""))
-    return invalid(field, reason, InvalidTypeError if is_type else InvalidValueError)
-
-
-def _dotted(prefix: str, loc: list[int | str]) -> str:
-    field = prefix
-    for part in loc:
-        if isinstance(part, int):
-            field += f"[{part}]"
-        else:
-            field += f".{part}" if field else part
-    return field

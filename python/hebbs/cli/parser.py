@@ -25,7 +25,7 @@ from hebbs._native import (
     MAX_TOP_K,
     ScoringWeights,
 )
-from hebbs.api.requests import QualityName, RerankName
+from hebbs.api.recall import QualityName, RerankName
 from hebbs.cli import values
 from hebbs.cli.commands import ENTITY_STRATEGY, SEED_STRATEGY
 from hebbs.cli.errors import UsageError

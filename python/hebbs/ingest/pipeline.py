@@ -37,7 +37,8 @@ import numpy as np
 
 from hebbs._inputs import invalid
 from hebbs._native import MAX_ENTITY_ID_BYTES, Edge, EdgeType, MemoryKind, NativeEngine
-from hebbs.api.requests import RememberManyRequest, parse
+from hebbs.api.model import parse
+from hebbs.api.requests import RememberManyRequest
 from hebbs.errors import NotFoundError
 from hebbs.llm import LLMProvider
 

@@ -36,8 +36,8 @@ from hebbs.api import (
     ReviseRequest,
     parse,
 )
+from hebbs.api.model import Request, Returns
 from hebbs.api.operations import Operations
-from hebbs.api.requests import Request, Returns
 from hebbs.api.responses import JsonObject, wire
 from hebbs.errors import InvalidTypeError
 

@@ -52,7 +52,7 @@ from hebbs.api import (
     TombstonesRequest,
     parse,
 )
-from hebbs.api.requests import Request as ApiRequest
+from hebbs.api.model import Request as ApiRequest
 from hebbs.api.responses import (
     CommitResultOut,
     ContradictionOut,

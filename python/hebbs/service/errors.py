@@ -23,7 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hebbs.api.requests import invalid_input
+from hebbs.api.model import invalid_input
 from hebbs.errors import (
     ClosedError,
     ConflictError,

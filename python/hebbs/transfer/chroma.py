@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from hebbs._inputs import invalid
 from hebbs.api import RememberRequest
-from hebbs.api.requests import invalid_input
+from hebbs.api.model import invalid_input
 from hebbs.engine import Hebbs
 from hebbs.errors import InvalidInputError, InvalidValueError
 from hebbs.transfer.importer import IMPORT_BATCH, ImportResult

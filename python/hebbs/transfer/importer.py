@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from hebbs._inputs import conflict, invalid
 from hebbs._native import Edge, Tombstone
-from hebbs.api.requests import invalid_input
+from hebbs.api.model import invalid_input
 from hebbs.engine import Hebbs
 from hebbs.errors import InvalidInputError, InvalidTypeError
 from hebbs.transfer.format import (

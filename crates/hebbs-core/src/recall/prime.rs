@@ -3,6 +3,8 @@
 //! merged and ranked by the composite score; [`PrimeOutput`] says how many results each part
 //! contributed (a memory found by both counts for both).
 
+use serde::{Deserialize, Serialize};
+
 use super::request::{RecallRequest, MAX_TOP_K};
 use super::result::{RecallOutput, RecallResult};
 use super::scoring::ScoringWeights;
@@ -14,11 +16,17 @@ use crate::filter::Filter;
 pub const DEFAULT_PRIME_MAX_MEMORIES: usize = 20;
 
 /// A prime request. Build one with [`PrimeRequest::new`] and adjust the public fields.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its serde form, like [`RecallRequest`]'s, is its plain options, each left out at its
+/// [`Default`] (an empty `entity_id`, which [`PrimeRequest::to_recall`] refuses); the fields
+/// marked `serde(skip)` are set by the caller in their own types.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PrimeRequest {
     /// The entity to prime for.
     pub entity_id: String,
     /// The cue's embedding; without it prime is the entity's recent timeline.
+    #[serde(skip)]
     pub cue_vector: Option<Vec<f32>>,
     /// Results to return, 1..=[`MAX_TOP_K`].
     pub max_memories: usize,
@@ -27,11 +35,20 @@ pub struct PrimeRequest {
     /// HNSW candidate list size for the similarity part.
     pub ef_search: Option<usize>,
     /// Composite score weights.
+    #[serde(skip)]
     pub scoring_weights: ScoringWeights,
     /// Whether returned memories carry their embedding.
     pub include_embedding: bool,
     /// Only memories this filter selects (see [`crate::filter`]).
+    #[serde(skip)]
     pub filter: Option<Filter>,
+}
+
+impl Default for PrimeRequest {
+    /// A prime without an entity, every field at its default.
+    fn default() -> Self {
+        Self::new(String::new())
+    }
 }
 
 impl PrimeRequest {

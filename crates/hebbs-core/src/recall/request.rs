@@ -1,5 +1,6 @@
 //! What a recall asks for: [`RecallRequest`], its defaults, and its validation.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::graph_context::{DEFAULT_GRAPH_CONTEXT, MAX_GRAPH_CONTEXT};
@@ -33,14 +34,24 @@ pub const DEFAULT_RERANK: Rerank = Rerank::LateInteraction;
 /// A recall request. Build one with [`RecallRequest::similarity`] or
 /// [`RecallRequest::temporal`] and adjust the public fields; per-strategy overrides go in
 /// [`StrategyConfig`]s.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its serde form is the options of a recall by their Python names (`cue` for `cue_text`),
+/// each field left out at its [`Default`] (`RecallRequest::default()`, a similarity recall
+/// without a cue): what a binding or a JSON caller gives. The fields marked `serde(skip)`
+/// (vectors, strategies, ids, enums, weights and the filter) are set by the caller in their
+/// own types; a new plain option needs nothing more than its field here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RecallRequest {
     /// The cue's embedding: needed by `similarity`, `analogical` and `hybrid`, and by `causal`
     /// without a seed. Normalised by the engine.
+    #[serde(skip)]
     pub cue_vector: Option<Vec<f32>>,
     /// The cue's text: needed by `keyword` and `hybrid`.
+    #[serde(rename = "cue")]
     pub cue_text: Option<String>,
     /// Strategies to run (in parallel when more than one), at least one, no duplicates.
+    #[serde(skip)]
     pub strategies: Vec<StrategyConfig>,
     /// Results to return, 1..=[`MAX_TOP_K`].
     pub top_k: usize,
@@ -53,12 +64,15 @@ pub struct RecallRequest {
     pub ef_search: Option<usize>,
     /// Where the causal walk starts (default: the memory nearest the cue); the structural
     /// reference of an analogical recall.
+    #[serde(skip)]
     pub seed_memory_id: Option<MemoryId>,
     /// Edge types the causal walk follows; all when `None`.
+    #[serde(skip)]
     pub edge_types: Option<Vec<EdgeType>>,
     /// Most causal hops, 1..=[`MAX_CAUSAL_DEPTH`].
     pub max_depth: usize,
     /// Which way the causal walk goes.
+    #[serde(skip)]
     pub direction: CausalDirection,
     /// Analogical relevance = `alpha * embedding + (1 - alpha) * structural`, 0..=1.
     pub analogical_alpha: f32,
@@ -76,6 +90,7 @@ pub struct RecallRequest {
     /// nearest the cue, provides the structure.
     pub cue_context: Option<Map<String, Value>>,
     /// Composite score weights.
+    #[serde(skip)]
     pub scoring_weights: ScoringWeights,
     /// Whether returned memories carry their embedding.
     pub include_embedding: bool,
@@ -83,16 +98,29 @@ pub struct RecallRequest {
     pub include_superseded: bool,
     /// The re-rank stage run on the ranked candidates (see [`crate::recall::rerank`]); none by
     /// default, so the composite order of seed 000 stands.
+    #[serde(skip)]
     pub rerank: Rerank,
     /// How many of the ranked candidates the re-rank stage re-scores,
     /// 1..=[`MAX_RERANK_TOP_N`]; each strategy then returns at least this many candidates.
     pub rerank_top_n: usize,
     /// The cue's per-token vectors (one row per kept token, any norm: the engine normalises
     /// them), from the same encoder pass as `cue_vector`; needed by late interaction.
+    #[serde(skip)]
     pub cue_token_vectors: Option<Vec<Vec<f32>>>,
     /// Only memories this filter selects are returned, by every strategy (see
     /// [`crate::filter`]).
+    #[serde(skip)]
     pub filter: Option<Filter>,
+}
+
+impl Default for RecallRequest {
+    /// A similarity recall without a cue, every field at its default.
+    fn default() -> Self {
+        Self {
+            cue_vector: None,
+            ..Self::similarity(Vec::new())
+        }
+    }
 }
 
 impl RecallRequest {
