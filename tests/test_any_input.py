@@ -11,6 +11,7 @@ valid call with such a value.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import os
 from collections.abc import Iterator
@@ -113,7 +114,25 @@ def store(tmp_path: Path, embedder: Embedder) -> Iterator[Store]:
 
 
 def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
-    """Each public method with a valid set of arguments (keyword names as the API spells them)."""
+    """Each public method with a valid set of arguments (keyword names as the API spells them):
+    the ones given here, and every other parameter at its default."""
+    return {
+        method: (call, {**signature_defaults(call), **given})
+        for method, (call, given) in given_calls(store).items()
+    }
+
+
+def signature_defaults(call: Callable[..., Any]) -> dict[str, Any]:
+    """The default of each of ``call``'s parameters that has one."""
+    return {
+        name: parameter.default
+        for name, parameter in inspect.signature(call).parameters.items()
+        if parameter.default is not inspect.Parameter.empty
+    }
+
+
+def given_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
+    """The arguments of each method's valid call that are not its defaults, or not only."""
     mem, memory = store.mem, store.memory
     return {
         "remember": (
@@ -270,64 +289,43 @@ def valid_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
     }
 
 
-#: (method, parameter) for every parameter of every method in ``valid_calls``.
+#: The methods ``valid_calls`` gives, each a method of ``hebbs.Hebbs``.
+METHODS = (
+    "remember",
+    "reflect",
+    "insights",
+    "reflect_prepare",
+    "reflect_commit",
+    "find_contradictions",
+    "confirm_contradiction",
+    "index_documents",
+    "get",
+    "recall",
+    "prime",
+    "revise",
+    "lineage",
+    "add_edges",
+    "forget",
+    "forget_decayed",
+    "tombstone",
+    "tombstones",
+    "get_chat_context",
+    "list_orphans",
+    "list_memories",
+    "get_token_vectors",
+    "subscribe",
+)
+#: The parameters of a method that keep their valid value: any value as a path could name a real
+#: folder (".") and index it; ``forget`` and ``subscribe`` keep their scope.
+FIXED = {"forget": {"entity_id"}, "subscribe": {"cue"}, "index_documents": {"paths"}}
+#: (method, parameter) for every parameter of every method in ``valid_calls``, read from its
+#: signature, so a new parameter is fuzzed without a line here.
 CASES = [
-    ("remember", p)
-    for p in (
-        "content", "importance", "context", "entity_id", "edges", "created_at", "embedding",
-        "session_id", "kind", "dedup", "dedup_threshold", "key",
-    )
-] + [
-    ("reflect", p)
-    for p in ("entity_id", "since", "max_memories", "min_cluster_size", "min_confidence")
-] + [
-    ("reflect_prepare", p) for p in ("entity_id", "max_memories", "min_cluster_size", "ttl")
-] + [
-    ("insights", "entity_id"), ("insights", "min_confidence"), ("insights", "include_stale"),
-    ("reflect_commit", "session_id"), ("reflect_commit", "insights"),
-    ("find_contradictions", "entity_id"), ("find_contradictions", "threshold"),
-    ("find_contradictions", "limit"), ("confirm_contradiction", "older_id"),
-    ("confirm_contradiction", "newer_id"), ("confirm_contradiction", "resolution"),
-    ("index_documents", "progress"),
-] + [
-    ("recall", p)
-    for p in (
-        "cue", "strategies", "top_k", "entity_id", "time_range", "ef_search",
-        "scoring_weights", "cue_embedding", "include_embedding", "seed_memory_id",
-        "edge_types", "max_depth", "direction", "analogical_alpha", "cue_context", "rrf_k",
-        "min_relevance", "graph_context", "session_id", "force_regex", "include_superseded",
-        "include_organization",
-        "rerank", "rerank_top_n", "cue_token_vectors", "quality", "filter",
-    )
-] + [
-    ("prime", p)
-    for p in (
-        "entity_id", "cue", "max_memories", "time_range", "ef_search", "scoring_weights",
-        "cue_embedding", "include_embedding", "filter",
-    )
-] + [
-    ("revise", p)
-    for p in ("id", "content", "importance", "context", "embedding", "entity_id")
-] + [
-    ("forget", p)
-    for p in (
-        "ids", "older_than", "importance_below", "kind", "purge", "limit", "filter", "keys",
-    )
-] + [
-    ("list_memories", p)
-    for p in (
-        "entity_id", "kind", "cursor", "limit", "include_superseded", "filter", "key_prefix",
-    )
-] + [
-    ("get", "id"), ("get", "include_embedding"), ("lineage", "id"), ("add_edges", "id"),
-    ("add_edges", "edges"), ("forget_decayed", "floor"), ("forget_decayed", "limit"),
-    ("tombstone", "id"), ("tombstones", "after"), ("tombstones", "limit"),
-    ("get_chat_context", "session_id"), ("get_chat_context", "limit"),
-    ("list_orphans", "limit"), ("get_token_vectors", "ids"),
-    ("subscribe", "embedding"), ("subscribe", "entity_id"),
-    ("subscribe", "confidence_threshold"), ("subscribe", "queue_capacity"),
-    ("subscribe", "filter"),
-]  # fmt: skip
+    (method, parameter)
+    for method in METHODS
+    for parameter in inspect.signature(getattr(hebbs.Hebbs, method)).parameters
+    if parameter != "self" and parameter not in FIXED.get(method, set())
+]
 
 
 def outcome(call: Callable[..., Any], **kwargs: Any) -> hebbs.HebbsError | None:
@@ -358,20 +356,15 @@ def check_call(store: Store, call: Callable[..., Any], kwargs: dict[str, Any]) -
 
 
 def test_every_parameter_is_covered(store: Store) -> None:
-    """``CASES`` names every parameter of every method it tests (a new one must be added)."""
-    import inspect
-
-    for method, (call, kwargs) in valid_calls(store).items():
+    """``CASES`` names every parameter of every method it tests."""
+    calls = valid_calls(store)
+    assert set(calls) == set(METHODS)
+    for method, (call, kwargs) in calls.items():
         names = set(inspect.signature(call).parameters)
         assert names == set(kwargs), method
     covered = {(m, p) for m, p in CASES}
-    for method, (_, kwargs) in valid_calls(store).items():
-        fixed = {
-            "forget": {"entity_id"},
-            "subscribe": {"cue"},
-            # Any value as a path could name a real folder (".") and index it.
-            "index_documents": {"paths"},
-        }.get(method, set())
+    for method, (_, kwargs) in calls.items():
+        fixed = FIXED.get(method, set())
         assert {(method, p) for p in kwargs if p not in fixed} <= covered, method
 
 
