@@ -1,5 +1,5 @@
 """``Hebbs.recall`` takes a shorter way for calls that pass every argument by keyword
-(:func:`hebbs.api.requests.by_keyword`). Whatever the arguments, valid or not, that way builds
+(:func:`hebbs.api.model.by_keyword`). Whatever the arguments, valid or not, that way builds
 the same request as the method's own body (a call with an argument by position), or raises the
 same error naming the same field; a keyword the method does not take is Python's TypeError.
 """

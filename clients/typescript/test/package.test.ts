@@ -26,7 +26,7 @@ const DUMP = `
 import json
 import hebbs._native as native
 import hebbs.reflect.constants as reflect_constants
-from hebbs.api import requests, responses
+from hebbs.api import recall, requests, responses
 from hebbs.api import fields as field_types
 from hebbs.api.fields import EDGE_TYPE_NAMES, MEMORY_KIND_NAMES
 
@@ -44,14 +44,14 @@ print(json.dumps({
         for k in dir(module)
         if k.isupper()
     },
-    "default_strategies": list(requests.DEFAULT_STRATEGIES),
+    "default_strategies": list(recall.DEFAULT_STRATEGIES),
     "edge_types": list(EDGE_TYPE_NAMES),
     "kinds": list(MEMORY_KIND_NAMES),
-    "weights": sorted(requests.WeightsInput.model_fields),
-    "fields": sorted(set(fields(requests)) | set(fields(responses))),
+    "weights": sorted(recall.WeightsInput.model_fields),
+    "fields": sorted(set(fields(requests)) | set(fields(recall)) | set(fields(responses))),
     "models": {
         name: sorted(model.model_fields)
-        for module in (requests, responses, field_types)
+        for module in (requests, recall, responses, field_types)
         for name, model in vars(module).items()
         if isinstance(model, type) and hasattr(model, "model_fields")
     },
@@ -61,7 +61,8 @@ print(json.dumps({
             for field, info in model.model_fields.items()
             if isinstance(info.default, (int, float, str)) and not isinstance(info.default, bool)
         }
-        for name, model in vars(requests).items()
+        for module in (requests, recall)
+        for name, model in vars(module).items()
         if isinstance(model, type) and hasattr(model, "model_fields")
     },
 }))
