@@ -120,6 +120,22 @@ def test_a_recency_bias_and_the_best_relevance_together(store: Any) -> None:
     assert ids[0] in {r.memory.id for r in plain.results[:2]}
 
 
+def test_a_score_floor_leaves_out_what_scores_below_it(store: Any) -> None:
+    fill(store)
+    steady = {"w_relevance": 1.0, "w_recency": 0.0, "w_importance": 0.5, "w_reinforcement": 0.0}
+    everything = store.recall("Acme billing", scoring_weights=steady, top_k=6)
+    scores = [r.score for r in everything.results]
+    assert len(scores) >= 3
+    assert scores[1] > scores[2]
+    floor = (scores[1] + scores[2]) / 2
+    kept = store.recall("Acme billing", scoring_weights=steady, top_k=6, min_score=floor)
+    assert [r.memory.id for r in kept.results] == [r.memory.id for r in everything.results[:2]]
+    assert all(r.score >= floor for r in kept.results)
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        store.recall("Acme billing", min_score=-0.1)
+    assert caught.value.field == "min_score"
+
+
 @settings(
     max_examples=25,
     deadline=None,

@@ -133,6 +133,8 @@ export interface RecallOptions extends RankedOptions {
   readonly rrfK?: number | undefined;
   /** Drops weaker candidates and counts them in `belowThreshold`. */
   readonly minRelevance?: number | undefined;
+  /** Leaves out results whose composite score is below it; default `DEFAULT_MIN_SCORE` (0). */
+  readonly minScore?: number | undefined;
   /** Relationships returned per result; default `DEFAULT_GRAPH_CONTEXT` (0). */
   readonly graphContext?: number | undefined;
   /** Records the returned memories for `getChatContext`. */

@@ -99,6 +99,7 @@ class RecallRequest(RankedRequest, Returns[RecallOutput]):
     cue_context: Optional[JsonObject] = None
     rrf_k: Count32 = _CORE["rrf_k"]
     min_relevance: Optional[Number] = None
+    min_score: Number = _CORE["min_score"]
     graph_context: Count = _CORE["graph_context"]
     session_id: Optional[Text] = None
     force_regex: Flag = False
@@ -186,6 +187,7 @@ class Recalling(Runner):
         cue_context: Mapping[str, Any] | None = None,
         rrf_k: int = _CORE["rrf_k"],
         min_relevance: float | None = None,
+        min_score: float = _CORE["min_score"],
         graph_context: int = _CORE["graph_context"],
         session_id: str | None = None,
         force_regex: bool = False,
@@ -229,7 +231,8 @@ class Recalling(Runner):
         pattern. Results are deduplicated, ranked by the composite score, and carry every
         strategy's details and up to ``graph_context`` of their strongest relationships
         (``expansion_context``). ``min_relevance`` drops weaker candidates and reports how many
-        in ``below_threshold``. ``session_id`` records the returned memories for
+        in ``below_threshold``; ``min_score`` leaves out results whose composite score (the
+        order of the results) is below it. ``session_id`` records the returned memories for
         :meth:`get_chat_context`.
         Memories a revision superseded are left out unless ``include_superseded``.
         ``include_organization`` runs the same recall against the organization's store (see

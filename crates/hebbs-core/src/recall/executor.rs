@@ -315,8 +315,9 @@ fn rerank_head(
 
 /// Scores every candidate from its scoring fields alone (cached in memory on a warm path, see
 /// [`Store::scoring_fields`]; skipping memories a revision superseded unless the request
-/// includes them), ranks them by the composite score, keeps the best `top_k`, and only then
-/// reads and assembles their records (a memory forgotten meanwhile drops out). A temporal-only
+/// includes them), ranks them by the composite score, keeps the best `top_k` of those whose
+/// score reaches `min_score`, and only then reads and assembles their records (a memory
+/// forgotten meanwhile drops out). A temporal-only
 /// recall without a re-rank stage keeps its timeline order (newest first, seed 000) and still
 /// reports each composite score. When the score is relevance alone (see [`ranks_by_relevance`]) only the most
 /// relevant candidates are scored. With a re-rank stage, the head it re-scores is the
@@ -358,6 +359,7 @@ fn score(context: &RecallContext<'_>, merged: Vec<Merged>) -> Result<Vec<RecallR
                 .then(b.created_at.cmp(&a.created_at))
         });
     }
+    ranked.retain(|entry| entry.score >= request.min_score);
     ranked.truncate(request.top_k);
     let ids: Vec<MemoryId> = ranked.iter().map(|entry| entry.id).collect();
     let records = context.store.cached_records(&ids)?;

@@ -25,6 +25,8 @@ pub const DEFAULT_CAUSAL_DEPTH: usize = 5;
 pub const MAX_CAUSAL_DEPTH: usize = 10;
 /// Weight of embedding similarity in analogical relevance when the caller does not say.
 pub const DEFAULT_ANALOGICAL_ALPHA: f32 = 0.5;
+/// The composite-score floor when the caller does not say: none (every score is at least 0).
+pub const DEFAULT_MIN_SCORE: f32 = 0.0;
 /// The strategies of the default recall of a cue ([`RecallRequest::cue`], seed 004's
 /// pipeline): dense and BM25 searches fused by reciprocal rank.
 pub const DEFAULT_STRATEGIES: [Strategy; 1] = [Strategy::Hybrid];
@@ -81,6 +83,10 @@ pub struct RecallRequest {
     /// Relevance floor: candidates whose best strategy relevance is below it are dropped and
     /// counted in `RecallOutput::below_threshold`. 0..=1.
     pub min_relevance: Option<f32>,
+    /// Composite-score floor: results whose composite score (seed 000's blend, the order of
+    /// the results) is below it are left out. Finite and at least 0; default
+    /// [`DEFAULT_MIN_SCORE`].
+    pub min_score: f32,
     /// Relationships attached to each result (`expansion_context`), 0..=[`MAX_GRAPH_CONTEXT`].
     pub graph_context: usize,
     /// The conversation asking: the returned memories are recorded for `Engine::chat_context`.
@@ -141,6 +147,7 @@ impl RecallRequest {
             analogical_alpha: DEFAULT_ANALOGICAL_ALPHA,
             rrf_k: DEFAULT_RRF_K,
             min_relevance: None,
+            min_score: DEFAULT_MIN_SCORE,
             graph_context: DEFAULT_GRAPH_CONTEXT,
             session_id: None,
             cue_context: None,
@@ -285,6 +292,12 @@ impl RecallRequest {
                     format!("{floor} is outside 0..=1"),
                 ));
             }
+        }
+        if !(self.min_score.is_finite() && self.min_score >= 0.0) {
+            return Err(HebbsError::invalid(
+                "min_score",
+                format!("{} is not a finite number of at least 0", self.min_score),
+            ));
         }
         if self.graph_context > MAX_GRAPH_CONTEXT {
             return Err(HebbsError::invalid(
