@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from hebbs.cli import main
 from hebbs.cli.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hebbs.cli.fields import GENERATED_DEST
 from hebbs.cli.parser import build_parser
 from hebbs.cli.runner import DEBUG_ENV
 from hebbs.engine import Hebbs
@@ -64,6 +65,10 @@ BAD_URLS = (
     "http://a b",
     SURROGATE,
 )
+#: Values no flag made from a request field takes: not JSON, or not a finite number.
+BAD_GENERATED_JSON = ("{", "", "NaN", "1e999", SURROGATE)
+#: Values no text flag made from a request field takes.
+BAD_GENERATED_TEXT = (SURROGATE, "a" + SURROGATE)
 #: Never echoed: a message names ``--api-key``, never its value.
 BAD_KEYS = ("", "hb key", "hb_\u00e9", "\x00", "k" * 257, SURROGATE)
 #: A command line that reaches each data command's own flags (which take --url and --api-key).
@@ -118,8 +123,45 @@ class Flag:
         return f"{' '.join(self.base)} {self.name}"
 
 
+def subcommand_parsers(
+    parser: argparse.ArgumentParser, prefix: str = ""
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every (sub)command's parser by its name, nested ones as ``keys create``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                command = f"{prefix} {name}".strip()
+                yield command, sub
+                yield from subcommand_parsers(sub, command)
+
+
 def flags(seed_id: str) -> list[Flag]:
     """Every value-taking flag of every command; ``seed_id`` is a memory of the store."""
+    listed = listed_flags(seed_id)
+    return [*listed, *generated_flags(listed)]
+
+
+def generated_flags(listed: list[Flag]) -> list[Flag]:
+    """A case for each flag made from a request field (``hebbs.cli.fields``) that no case of
+    ``listed`` names, with values bad for any field of its kind: a JSON flag's values are not
+    JSON or not finite, a text flag's not Unicode text. So a new field's flag is covered without
+    a line here; a field whose bad values are narrower gets its own case above."""
+    covered = {(flag.command, flag.name) for flag in listed}
+    bases = {base[0]: base for base in DATA_COMMANDS}
+    found = []
+    for command, sub in subcommand_parsers(build_parser()):
+        for action in sub._actions:
+            name = action.option_strings[-1] if action.option_strings else None
+            generated = str(action.dest).startswith(GENERATED_DEST) and action.nargs != 0
+            if name is None or not generated or (command, name) in covered:
+                continue
+            bad = BAD_GENERATED_JSON if action.metavar == "JSON" else BAD_GENERATED_TEXT
+            found.append(Flag(bases[command], name, name, bad))
+    return found
+
+
+def listed_flags(seed_id: str) -> list[Flag]:
+    """The flags written out here, each with the bad values of its own field."""
     recall = ("recall", "x")
     causal = ("recall", "x", "--strategy", "causal")
     temporal = ("recall", "--strategy", "temporal", "--entity-id", "e")
@@ -422,18 +464,6 @@ def test_bad_value_exits_2_naming_the_flag(store: Store, flag_id: str, value: st
     if flag.name == "--api-key" and value:
         assert value not in run.err
     assert store.snapshot() == before
-
-
-def subcommand_parsers(
-    parser: argparse.ArgumentParser, prefix: str = ""
-) -> Iterator[tuple[str, argparse.ArgumentParser]]:
-    """Every (sub)command's parser by its name, nested ones as ``keys create``."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                command = f"{prefix} {name}".strip()
-                yield command, sub
-                yield from subcommand_parsers(sub, command)
 
 
 def test_every_value_flag_of_the_parser_is_covered(store: Store) -> None:
