@@ -120,6 +120,7 @@ class AsyncHebbs:
     revise = _in_thread(Hebbs.revise)
     lineage = _in_thread(Hebbs.lineage)
     add_edges = _in_thread(Hebbs.add_edges)
+    reinforce = _in_thread(Hebbs.reinforce)
     put_token_vectors = _in_thread(Hebbs.put_token_vectors)
     get_token_vectors = _in_thread(Hebbs.get_token_vectors)
     forget = _in_thread(Hebbs.forget)

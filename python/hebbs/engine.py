@@ -55,6 +55,7 @@ from hebbs.api import (
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
+    ReinforceRequest,
     RememberManyRequest,
     RememberRequest,
     Request,
@@ -408,6 +409,9 @@ class Hebbs(Operations[Subscription]):
     def _run_lineage(self, request: LineageRequest) -> list[Memory]:
         return self._native.lineage(request.id)
 
+    def _run_reinforce(self, request: ReinforceRequest) -> None:
+        self._native.reinforce(request.ids)
+
     def _run_forget(self, request: ForgetRequest) -> ForgetResult:
         return self._native.forget(_set_fields(request))
 
@@ -658,6 +662,7 @@ _HANDLERS: Final[dict[type[Any], Callable[[Hebbs, Any], Any]]] = {
     AddEdgesRequest: Hebbs._run_add_edges,
     PutTokenVectorsRequest: Hebbs._run_put_token_vectors,
     GetTokenVectorsRequest: Hebbs._run_get_token_vectors,
+    ReinforceRequest: Hebbs._run_reinforce,
     ForgetRequest: Hebbs._run_forget,
     ForgetDecayedRequest: Hebbs._run_forget_decayed,
     TombstoneRequest: Hebbs._run_tombstone,

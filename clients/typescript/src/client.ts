@@ -185,6 +185,14 @@ export class HebbsClient {
     await this.#json({ method: 'POST', path: memoryPath(id, '/edges'), body });
   }
 
+  /** Counts a use of each of the memories `ids` (the ones your agent used), as a recall
+   * returning them would: their reinforcement signal rises; missing ids are skipped
+   * (`POST /v1/memories/reinforce`). */
+  async reinforce(ids: readonly MemoryIdLike[]): Promise<void> {
+    const body = encodeObject({ ids: list(ids, 'ids') });
+    await this.#json({ method: 'POST', path: '/v1/memories/reinforce', body });
+  }
+
   /** Forgets the memories the AND-combined selectors pick, with what derives from them,
    * leaving tombstones (`POST /v1/memories/forget`). */
   async forget(selectors: ForgetOptions): Promise<ForgetResult> {

@@ -258,6 +258,12 @@ describe('listings', () => {
     const after = await client.listOrphans({ limit: 1000 });
     assert.ok(!after.some((memory) => memory.id.equals(lonely.id)));
   });
+
+  test('reinforce counts a use of each id, and skips a missing one', async () => {
+    const used = await client.remember('A note the agent used about the loading dock');
+    await client.reinforce([used.id, used.id.toString('hex'), '0'.repeat(32)]);
+    assert.equal((await client.get(used.id)).accessCount, 2);
+  });
 });
 
 describe('recall', () => {

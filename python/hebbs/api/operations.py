@@ -56,6 +56,7 @@ from hebbs.api.requests import (
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
+    ReinforceRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseRequest,
@@ -195,6 +196,13 @@ class Operations(Recalling, Generic[SubscriptionT]):
         """The stored ``(codes, scales)`` of each of ``ids`` in one read, None where none are
         stored."""
         return self.run(parse(GetTokenVectorsRequest, locals()))
+
+    def reinforce(self, ids: Sequence[MemoryIdLike]) -> None:
+        """Records that the memories ``ids`` were used (the ones an agent put in its prompt,
+        say): each counts one more access, as when a recall returns it, which raises its
+        reinforcement signal (gated by relevance, docs/hybrid.md) and restarts its decay.
+        Ids of memories that do not exist are skipped."""
+        return self.run(parse(ReinforceRequest, locals()))
 
     def forget(
         self,

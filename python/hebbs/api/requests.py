@@ -187,6 +187,12 @@ class AddEdgesRequest(EdgesRequest, Returns[None]):
     id: MemoryIdField
 
 
+class ReinforceRequest(Request, Returns[None]):
+    """``reinforce``: a use of each of ``ids``, counted as a recall returning it counts it."""
+
+    ids: IdList
+
+
 class ForgetRequest(Request, Returns[ForgetResult]):
     ids: Optional[IdList] = None
     keys: Optional[KeyList] = Field(

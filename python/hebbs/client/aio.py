@@ -273,6 +273,7 @@ class AsyncHebbsClient:
     revise = _sent(Operations.revise)
     lineage = _sent(Operations.lineage)
     add_edges = _sent(Operations.add_edges)
+    reinforce = _sent(Operations.reinforce)
     put_token_vectors = _sent(Operations.put_token_vectors)
     get_token_vectors = _sent(Operations.get_token_vectors)
     forget = _sent(Operations.forget)

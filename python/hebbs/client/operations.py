@@ -48,6 +48,7 @@ from hebbs.api import (
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
+    ReinforceRequest,
     RememberManyRequest,
     RememberRequest,
     Returns,
@@ -196,6 +197,10 @@ def _add_edges(request: AddEdgesRequest) -> Call[None]:
     return Call("POST", _memory_path(request.id, "/edges"), _none, payload)
 
 
+def _reinforce(request: ReinforceRequest) -> Call[None]:
+    return Call("POST", "/v1/memories/reinforce", _none, body(request))
+
+
 def _forget(request: ForgetRequest) -> Call[ForgetResult]:
     return Call("POST", "/v1/memories/forget", ForgetResult.from_dict, body(request))
 
@@ -323,6 +328,7 @@ ROUTES: Final[dict[type[Any], Callable[[Any], Call[Any]]]] = {
     ReviseRequest: _revise,
     LineageRequest: _lineage,
     AddEdgesRequest: _add_edges,
+    ReinforceRequest: _reinforce,
     ForgetRequest: _forget,
     ForgetDecayedRequest: _forget_decayed,
     TombstoneRequest: _tombstone,

@@ -43,6 +43,7 @@ from hebbs.api import (
     ReflectCommitRequest,
     ReflectPrepareRequest,
     ReflectRequest,
+    ReinforceRequest,
     RememberManyRequest,
     RememberRequest,
     ReviseChanges,
@@ -320,6 +321,14 @@ def add_edges(id: str, body: EdgesRequest, request: Request, caller: Caller = WR
     """Adds edges from memory ``id`` (all or nothing); 204 with no body."""
     with _store(request, caller) as engine:
         engine.run(_with_id(AddEdgesRequest, id, body))
+    return Response(status_code=204)
+
+
+@router.post("/memories/reinforce", status_code=204, tags=["memories"])
+def reinforce(body: ReinforceRequest, request: Request, caller: Caller = WRITE) -> Response:
+    """Counts a use of each of the memories ``ids`` (missing ones skipped); 204 with no body."""
+    with _store(request, caller) as engine:
+        engine.run(body)
     return Response(status_code=204)
 
 
