@@ -275,6 +275,7 @@ def given_calls(store: Store) -> dict[str, tuple[Callable[..., Any], dict[str, A
             },
         ),
         "get_token_vectors": (mem.get_token_vectors, {"ids": [memory.id]}),
+        "reinforce": (mem.reinforce, {"ids": [memory.id]}),
         "subscribe": (
             mem.subscribe,
             {
@@ -313,6 +314,7 @@ METHODS = (
     "list_orphans",
     "list_memories",
     "get_token_vectors",
+    "reinforce",
     "subscribe",
 )
 #: The parameters of a method that keep their valid value: any value as a path could name a real

@@ -168,6 +168,10 @@ async def exercise(client: Client) -> dict[str, str]:
     got = result(await call("get", {"id": request["id"]}))
     assert got["content"] == request["content"]
     assert got["access_count"] >= 1
+    assert result(await call("reinforce", {"ids": [request["id"]]})) == {"ok": True}
+    used = result(await call("get", {"id": request["id"]}))
+    assert used["access_count"] == got["access_count"] + 1
+    assert failure(await call("reinforce", {"ids": ["nothex"]}))["field"] == "ids[0]"
 
     episodes = [
         result(await call("remember", {"content": text, "entity_id": "initech"}))["id"]

@@ -32,6 +32,7 @@ from hebbs.api import (
     PrimeRequest,
     RecallRequest,
     ReflectRequest,
+    ReinforceRequest,
     RememberRequest,
     ReviseRequest,
     parse,
@@ -99,6 +100,10 @@ def _memories(memories: list[Any]) -> JsonObject:
 
 def _insights(insights: list[Any]) -> JsonObject:
     return {"insights": wire(insights)}
+
+
+def _done(_result: None) -> JsonObject:
+    return {"ok": True}
 
 
 _STRATEGY_TEXT = (
@@ -248,6 +253,19 @@ TOOLS: Final[tuple[Tool, ...]] = (
             "latest, oldest first."
         ),
         fields={"id": _ID},
+    ),
+    Tool(
+        name="reinforce",
+        request=ReinforceRequest,
+        scope="write",
+        read_only=False,
+        encode=_done,
+        description=(
+            "Tell memory which recalled memories you actually used (in an answer, a plan or a "
+            "decision): each counts as used once more, so it ranks a little higher for later "
+            "questions it is relevant to. Call it after acting on what `recall` gave you."
+        ),
+        fields={"ids": "the memories you used (" + _ID + " each)"},
     ),
     Tool(
         name="reflect",
