@@ -4,7 +4,8 @@ inherited by :class:`hebbs.api.operations.Operations`), with the presets of ``qu
 fill what a call leaves unset (:func:`resolve_quality`).
 
 A new recall parameter is a field of :class:`RecallRequest` and a parameter of
-:meth:`Recalling.recall`, in this file; the binding reads the core's fields by name.
+:meth:`Recalling.recall`, in this file, its default the core's (``_CORE["name"]``); the binding
+hands it to the core request's serde form by its name (CONTRIBUTING.md has the file list).
 """
 
 from __future__ import annotations
