@@ -5,10 +5,12 @@
 //! selects, stopping at [`EXACT_SCAN_MAX_MATCHES`]: `$eq`, `$in` and number ranges on a context
 //! path, `entity_id` and `session_id` equality, `key` equality, `$in`, presence and string
 //! ranges (from the caller keys' own index, `store/memory_keys.rs`); `$and` keeps the smallest of its parts' sets
-//! (intersected), `$or` their union when every part has one. When that gives a set, the
-//! filter is *selective*: a vector search scores exactly those memories (in memory, no graph
-//! walk). Otherwise the graph is searched with the filter checked on the nodes it would return
-//! (hnswlib's filter functor; Qdrant's filterable HNSW does the same below its own threshold).
+//! (intersected), `$or` their union when every part has one. When that gives a set of at most
+//! [`EXACT_SCAN_MAX_MATCHES`], the filter is *selective*: a vector search scores exactly those
+//! memories (in memory, no graph walk). Otherwise the graph is searched with the filter checked
+//! on the nodes it would return (hnswlib's filter functor; Qdrant's filterable HNSW does the
+//! same below its own threshold); a set of at most [`WALK_PREFILTER_MAX_MATCHES`] goes with the
+//! walk, which then turns a node away by its id alone, without reading its record.
 //!
 //! The sets are supersets (an array holds many values; numbers are indexed as f64): every
 //! memory a read returns is checked against the whole filter by a [`Matcher`].
@@ -28,23 +30,42 @@ use crate::store::{IndexedField, IndexedPath, KeyRange, Store, ValueLookup};
 /// walk too few matches among the nodes it visits.
 pub const EXACT_SCAN_MAX_MATCHES: usize = 4096;
 
+/// Most memories a filter's index lookups may select to go with a graph walk: the walk turns
+/// away every node outside them by its id (a hash probe) instead of reading its record, and a
+/// walk that reaches its expansion budget scores them exactly instead of every vector. A
+/// lookup past it stops there (and the cache keeps that answer), so a broad filter costs one
+/// bounded scan of its index range per write, not one a read.
+pub const WALK_PREFILTER_MAX_MATCHES: usize = 16_384;
+
 /// A filter's plan for one read.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FilterPlan {
     /// The memories the filter can select (a superset), when they are at most
     /// [`EXACT_SCAN_MAX_MATCHES`]; None when the filter is not selective.
     pub candidates: Option<Vec<MemoryId>>,
+    /// The memories the filter can select (a superset), when they are more than
+    /// [`EXACT_SCAN_MAX_MATCHES`] and at most [`WALK_PREFILTER_MAX_MATCHES`]: a graph walk
+    /// returns none of the others.
+    pub walk_members: Option<IdSet>,
 }
 
 impl FilterPlan {
     /// Plans `filter` on `store`.
     pub fn new(store: &Store, filter: &Filter) -> Result<Self> {
-        Ok(Self {
-            candidates: candidates(store, filter, EXACT_SCAN_MAX_MATCHES)?.map(|set| {
+        let planned = candidates(store, filter, WALK_PREFILTER_MAX_MATCHES)?;
+        Ok(match planned {
+            Some(set) if set.len() <= EXACT_SCAN_MAX_MATCHES => {
                 let mut ids: Vec<MemoryId> = set.into_iter().collect();
                 ids.sort();
-                ids
-            }),
+                Self {
+                    candidates: Some(ids),
+                    walk_members: None,
+                }
+            }
+            members => Self {
+                candidates: None,
+                walk_members: members,
+            },
         })
     }
 }
@@ -354,12 +375,44 @@ mod tests {
         store
     }
 
+    fn plan(store: &Store, filter: serde_json::Value) -> FilterPlan {
+        FilterPlan::new(store, &Filter::parse(&filter, "filter").unwrap()).unwrap()
+    }
+
     fn planned(store: &Store, filter: serde_json::Value) -> Option<usize> {
-        let filter = Filter::parse(&filter, "filter").unwrap();
-        FilterPlan::new(store, &filter)
-            .unwrap()
-            .candidates
-            .map(|ids| ids.len())
+        plan(store, filter).candidates.map(|ids| ids.len())
+    }
+
+    fn walked(store: &Store, filter: serde_json::Value) -> Option<usize> {
+        plan(store, filter).walk_members.map(|ids| ids.len())
+    }
+
+    #[test]
+    fn a_set_past_the_exact_scan_limit_goes_with_the_walk_up_to_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = EXACT_SCAN_MAX_MATCHES + 10;
+        let store = keyed_store(dir.path(), count);
+        let one_sided = serde_json::json!({"key": {"$lt": "mid0"}});
+        assert_eq!(walked(&store, one_sided), Some(count + 5));
+        let small = serde_json::json!({"key": {"$in": ["mid/1", "mid/2"]}});
+        assert_eq!(walked(&store, small.clone()), None, "scanned exactly");
+        assert_eq!(planned(&store, small), Some(2));
+        let both = serde_json::json!({"$or": [{"key": {"$gt": "z/"}}, {"key": "mid/3"}]});
+        assert_eq!(walked(&store, both), Some(count + 1));
+        let everything = serde_json::json!({"key": {"$exists": true}});
+        assert_eq!(walked(&store, everything), Some(2 * count + 5));
+        let unplanned = serde_json::json!({"$not": {"key": "mid/3"}});
+        assert_eq!(walked(&store, unplanned), None);
+
+        let dir = tempfile::tempdir().unwrap();
+        let store = keyed_store(dir.path(), WALK_PREFILTER_MAX_MATCHES / 2 + 10);
+        let everything = serde_json::json!({"key": {"$exists": true}});
+        assert_eq!(
+            walked(&store, everything.clone()),
+            None,
+            "past the walk's limit"
+        );
+        assert_eq!(planned(&store, everything), None);
     }
 
     #[test]

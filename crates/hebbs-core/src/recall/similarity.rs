@@ -22,9 +22,9 @@ use crate::store::Store;
 /// Entities with at most this many memories are scanned exactly instead of searched.
 pub const EXACT_SCAN_MAX_ENTITY_SIZE: usize = 2048;
 /// Nodes a filtered graph walk may expand per candidate it looks for (`max(ef, pool)`): a
-/// filter the index cannot plan that lets too few nodes through is then answered by a brute
-/// force instead of a walk of the whole graph (every vector scored in memory, the filter
-/// checked nearest first until the pool is full).
+/// filter that lets too few nodes through is then answered by a brute force instead of a walk
+/// of the whole graph (the vectors of the filter's planned memories, or when it has none every
+/// vector, scored in memory, the filter checked nearest first until the pool is full).
 pub const FILTER_WALK_EXPANSIONS_PER_EF: usize = 64;
 
 pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Vec<Candidate>> {
@@ -103,19 +103,26 @@ pub(super) fn nearest(
         (None, Some(selected)) => (index.exact(query, selected, selected.len()), false),
         (None, None) => match filter {
             Some(filter) => {
+                let members = filter.plan.walk_members.as_ref();
                 let (hits, stopped) = index.search_where(
                     query,
                     fetch,
                     Some(ef),
                     entity,
-                    Some(|id: &MemoryId| filter.matcher.accepts(id)),
+                    Some(|id: &MemoryId| {
+                        members.is_none_or(|members| members.contains(id))
+                            && filter.matcher.accepts(id)
+                    }),
                     FILTER_WALK_EXPANSIONS_PER_EF.saturating_mul(ef.max(pool)),
                 );
                 filter.matcher.finish()?;
-                if stopped && hits.len() < fetch {
-                    (index.exact_all(query, entity), false)
-                } else {
-                    (hits, false)
+                match members {
+                    _ if !stopped || hits.len() >= fetch => (hits, false),
+                    Some(members) if entity.is_none() => {
+                        let ids: Vec<MemoryId> = members.iter().copied().collect();
+                        (index.exact(query, &ids, ids.len()), false)
+                    }
+                    _ => (index.exact_all(query, entity), false),
                 }
             }
             None => (index.search(query, fetch, Some(ef), entity), false),

@@ -392,9 +392,10 @@ fn a_selective_filter_the_index_cannot_plan_is_answered_exactly() {
     let mut rng = Rng(21);
     let memories = fill(&engine, &mut rng, 8000, 2000);
     // The pager memories, named as "a channel, but none of the usual three": `$exists` finds
-    // three quarters of the store, `$not` cannot be looked up, and a walk with ef 10 cannot
-    // find 10 of them (there are fewer), so it gives up or sees every node: either way the
-    // answer is exact.
+    // three quarters of the store (more than an exact scan takes, so the walk takes them
+    // along), `$not` cannot be looked up, and a walk with ef 10 cannot find 10 of them (there
+    // are fewer), so it gives up and scores the `$exists` set exactly, or sees every node:
+    // either way the answer is exact.
     let rare = Filter::parse(
         &json!({"$and": [
             {"context.channel": {"$exists": true}},
