@@ -12,6 +12,7 @@ use super::column_families::{
 };
 use super::db::{Store, META_DIMENSION, META_MEMORY_COUNT, META_NEXT_SEQ};
 use super::keys::{edge_key, encode_vector, SessionKey, TemporalKey};
+use super::lookup_cache::IndexChange;
 use super::purge::TouchedRanges;
 use crate::memory::{Edge, MemoryId, StoredMemory, Tombstone};
 
@@ -30,6 +31,8 @@ pub struct StoreBatch<'a> {
     pub(super) erased: Vec<MemoryId>,
     /// Caller keys this batch points at a memory (`memory_keys.rs`).
     pub(super) claimed_keys: HashSet<String>,
+    /// The context-value index keys this batch writes or deletes, for the lookup cache.
+    pub(super) context_changes: Vec<IndexChange>,
 }
 
 impl<'a> StoreBatch<'a> {
@@ -42,6 +45,7 @@ impl<'a> StoreBatch<'a> {
             created: Vec::new(),
             erased: Vec::new(),
             claimed_keys: HashSet::new(),
+            context_changes: Vec::new(),
         }
     }
 

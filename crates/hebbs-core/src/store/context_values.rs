@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 use super::batch::StoreBatch;
 use super::column_families::{CONTEXT_VALUES, MEMORIES, META};
 use super::db::Store;
+use super::lookup_cache::IndexChange;
 use crate::error::Result;
 use crate::memory::{MemoryId, StoredMemory};
 
@@ -200,6 +201,41 @@ fn push_entry(path: &[String], value: &Value, found: &mut Vec<Vec<u8>>) {
     }
 }
 
+/// The index keys `lookup` at `path` reads, `lower..upper`; None when the path cannot be
+/// indexed or the value is not a scalar.
+fn lookup_range(path: IndexedPath<'_>, lookup: ValueLookup<'_>) -> Option<(Vec<u8>, Vec<u8>)> {
+    let prefix = match path {
+        IndexedPath::Context(path) => path_prefix(path)?,
+        IndexedPath::Field(field) => field.prefix(),
+    };
+    Some(match lookup {
+        ValueLookup::Any => {
+            let mut upper = prefix.clone();
+            upper.push(0xFF);
+            (prefix, upper)
+        }
+        ValueLookup::Equal(value) => {
+            let mut key = prefix.clone();
+            if !encode_scalar(value, &mut key) {
+                return None;
+            }
+            let mut upper = key.clone();
+            upper.extend([0xFF; MemoryId::LEN + 1]);
+            (key, upper)
+        }
+        ValueLookup::NumberRange { lower, upper } => {
+            let mut low = prefix.clone();
+            low.push(TAG_NUMBER);
+            low.extend(sortable_f64(lower.unwrap_or(f64::NEG_INFINITY)));
+            let mut high = prefix.clone();
+            high.push(TAG_NUMBER);
+            high.extend(sortable_f64(upper.unwrap_or(f64::INFINITY)));
+            high.extend([0xFF; MemoryId::LEN + 1]);
+            (low, high)
+        }
+    })
+}
+
 fn with_id(mut key: Vec<u8>, id: &MemoryId) -> Vec<u8> {
     key.extend_from_slice(id.as_bytes());
     key
@@ -210,14 +246,26 @@ impl StoreBatch<'_> {
     pub(super) fn put_context_values(&mut self, id: &MemoryId, record: &StoredMemory) {
         let cf = self.store.cf(CONTEXT_VALUES);
         for key in entries(record) {
-            self.batch.put_cf(cf, with_id(key, id), []);
+            let key = with_id(key, id);
+            self.batch.put_cf(cf, &key, []);
+            self.context_changes.push(IndexChange {
+                key,
+                id: *id,
+                added: true,
+            });
         }
     }
 
     /// Drops the context values of memory `id` from the index.
     pub(super) fn delete_context_values(&mut self, id: &MemoryId, record: &StoredMemory) {
         for key in entries(record) {
-            self.delete(CONTEXT_VALUES, &with_id(key, id));
+            let key = with_id(key, id);
+            self.delete(CONTEXT_VALUES, &key);
+            self.context_changes.push(IndexChange {
+                key,
+                id: *id,
+                added: false,
+            });
         }
     }
 }
@@ -232,38 +280,8 @@ impl Store {
         lookup: ValueLookup<'_>,
         limit: usize,
     ) -> Result<Option<Vec<MemoryId>>> {
-        let prefix = match path {
-            IndexedPath::Context(path) => match path_prefix(path) {
-                Some(prefix) => prefix,
-                None => return Ok(None),
-            },
-            IndexedPath::Field(field) => field.prefix(),
-        };
-        let (lower, upper) = match lookup {
-            ValueLookup::Any => {
-                let mut upper = prefix.clone();
-                upper.push(0xFF);
-                (prefix, upper)
-            }
-            ValueLookup::Equal(value) => {
-                let mut key = prefix.clone();
-                if !encode_scalar(value, &mut key) {
-                    return Ok(None);
-                }
-                let mut upper = key.clone();
-                upper.extend([0xFF; MemoryId::LEN + 1]);
-                (key, upper)
-            }
-            ValueLookup::NumberRange { lower, upper } => {
-                let mut low = prefix.clone();
-                low.push(TAG_NUMBER);
-                low.extend(sortable_f64(lower.unwrap_or(f64::NEG_INFINITY)));
-                let mut high = prefix.clone();
-                high.push(TAG_NUMBER);
-                high.extend(sortable_f64(upper.unwrap_or(f64::INFINITY)));
-                high.extend([0xFF; MemoryId::LEN + 1]);
-                (low, high)
-            }
+        let Some((lower, upper)) = lookup_range(path, lookup) else {
+            return Ok(None);
         };
         let key = (lower, upper, limit);
         let (cached, epoch) = self.lookups.get(&key);
@@ -285,26 +303,27 @@ impl Store {
     ) -> Result<Option<Vec<MemoryId>>> {
         let mut options = rocksdb::ReadOptions::default();
         options.set_iterate_upper_bound(upper.to_vec());
-        let iterator = self.db.iterator_cf_opt(
-            self.cf(CONTEXT_VALUES),
-            options,
-            rocksdb::IteratorMode::From(lower, rocksdb::Direction::Forward),
-        );
+        // The raw iterator lends each key: no allocation per key, as a broad filter's scan of
+        // up to `limit` keys would otherwise make two.
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(CONTEXT_VALUES), options);
+        iter.seek(lower);
         let mut found = Vec::new();
-        for item in iterator {
-            let (key, _) = item?;
+        while let Some(key) = iter.key() {
             if found.len() == limit {
                 return Ok(None);
             }
-            let Some(id) = key
+            if let Some(id) = key
                 .len()
                 .checked_sub(MemoryId::LEN)
                 .and_then(|at| MemoryId::from_slice(&key[at..], "id").ok())
-            else {
-                continue;
-            };
-            found.push(id);
+            {
+                found.push(id);
+            }
+            iter.next();
         }
+        iter.status()?;
         Ok(Some(found))
     }
 
@@ -340,10 +359,122 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lookup_cache::LOOKUP_CACHE_MAX_CHANGES;
     use super::*;
     use proptest::prelude::*;
 
+    /// A record with `context`.
+    fn record_of(context: Value) -> StoredMemory {
+        StoredMemory {
+            kind: crate::memory::MemoryKind::Episode,
+            importance: 0.5,
+            created_at: 1,
+            updated_at: 1,
+            entity_id: None,
+            content: "a".into(),
+            context: serde_json::from_value(context).unwrap(),
+            superseded: false,
+            key: None,
+        }
+    }
+
+    /// A record whose context holds `channel` and the array `tags`.
+    fn tagged(channel: &str, tags: &[u8]) -> StoredMemory {
+        record_of(serde_json::json!({"channel": channel, "tags": tags}))
+    }
+
+    /// A write of the model: put a memory, delete one, or put many at once.
+    #[derive(Clone, Debug)]
+    enum Write {
+        Put(u8, Vec<u8>),
+        Delete(usize),
+        Bulk(usize),
+    }
+
+    fn write() -> impl Strategy<Value = Write> {
+        prop_oneof![
+            4 => (0u8..3, proptest::collection::vec(0u8..4, 0..3))
+                .prop_map(|(channel, tags)| Write::Put(channel, tags)),
+            2 => any::<usize>().prop_map(Write::Delete),
+            1 => (LOOKUP_CACHE_MAX_CHANGES / 4..LOOKUP_CACHE_MAX_CHANGES / 2).prop_map(Write::Bulk),
+        ]
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Each cached lookup answers what the index holds after every write: the cache is
+        /// brought up to date by single writes and started over by bulk ones.
+        #[test]
+        fn cached_lookups_follow_every_write(writes in proptest::collection::vec(write(), 1..40)) {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path()).unwrap();
+            let mut live: Vec<(MemoryId, StoredMemory)> = Vec::new();
+            let channel_path = ["channel".to_owned()];
+            let tags_path = ["tags".to_owned()];
+            let email = Value::from("c0");
+            let tag = Value::from(1);
+            for (seq, write) in writes.into_iter().enumerate() {
+                let mut batch = store.batch();
+                let mut puts = Vec::new();
+                match write {
+                    Write::Put(channel, tags) => puts.push((channel, tags)),
+                    Write::Bulk(count) => {
+                        puts.extend((0..count).map(|i| ((i % 3) as u8, vec![(i % 4) as u8])));
+                    }
+                    Write::Delete(at) if !live.is_empty() => {
+                        let (id, record) = live.swap_remove(at % live.len());
+                        batch.delete_memory(&id, &record, seq as u64).unwrap();
+                    }
+                    Write::Delete(_) => {}
+                }
+                for (channel, tags) in puts {
+                    let id = MemoryId::new();
+                    let record = tagged(&format!("c{channel}"), &tags);
+                    batch.put_memory(&id, &record, &[1.0, 0.0], &[], seq as u64);
+                    live.push((id, record));
+                }
+                store.commit(batch, false).unwrap();
+                for limit in [3, 1000] {
+                    let lookups = [
+                        (IndexedPath::Context(&channel_path), ValueLookup::Equal(&email)),
+                        (IndexedPath::Context(&tags_path), ValueLookup::Equal(&tag)),
+                        (IndexedPath::Context(&channel_path), ValueLookup::Any),
+                    ];
+                    for (which, (path, lookup)) in lookups.into_iter().enumerate() {
+                        let mut expected: Vec<MemoryId> = live
+                            .iter()
+                            .filter(|(_, record)| match which {
+                                0 => record.context["channel"] == email,
+                                1 => record.context["tags"].as_array().unwrap().contains(&tag),
+                                _ => true,
+                            })
+                            .map(|(id, _)| *id)
+                            .collect();
+                        expected.sort();
+                        // An array holding the value twice names its memory twice.
+                        let got = store.context_lookup(path, lookup, limit).unwrap().map(|mut ids| {
+                            ids.sort();
+                            ids
+                        });
+                        let mut unique = got.clone();
+                        if let Some(ids) = &mut unique {
+                            ids.dedup();
+                        }
+                        let (lower, upper) = lookup_range(path, lookup).unwrap();
+                        let fresh = store.scan_lookup(&lower, &upper, limit).unwrap().map(|mut ids| {
+                            ids.sort();
+                            ids
+                        });
+                        prop_assert_eq!(&got, &fresh, "lookup {} limit {}", which, limit);
+                        if let Some(ids) = unique {
+                            prop_assert_eq!(ids, expected, "lookup {} limit {}", which, limit);
+                        }
+                    }
+                }
+            }
+        }
+
         #[test]
         fn numbers_order_like_their_keys(a in any::<f64>(), b in any::<f64>()) {
             prop_assume!(a.is_finite() && b.is_finite());
@@ -361,24 +492,12 @@ mod tests {
 
     #[test]
     fn nested_objects_and_array_elements_are_indexed_under_their_path_and_dotted_keys_never() {
-        let context: Map<String, Value> = serde_json::from_value(serde_json::json!({
+        let record = record_of(serde_json::json!({
             "channel": "email",
             "ticket": {"priority": 2, "tags": ["a", "b", ["nested"]]},
             "dotted.key": {"x": 1, "y": [2, "three"]},
             "empty": {}
-        }))
-        .unwrap();
-        let record = StoredMemory {
-            kind: crate::memory::MemoryKind::Episode,
-            importance: 0.5,
-            created_at: 1,
-            updated_at: 1,
-            entity_id: None,
-            content: "a".into(),
-            context,
-            superseded: false,
-            key: None,
-        };
+        }));
         let paths: Vec<String> = entries(&record)
             .iter()
             .map(|key| {

@@ -98,12 +98,8 @@ impl Store {
         let _settled = (!batch.erased.is_empty()).then(|| self.flush_gate.read());
         self.drop_pending(&batch.erased);
         let generation = self.hot_generation();
-        let indexed =
-            !batch.created.is_empty() || !batch.rewritten.is_empty() || !batch.erased.is_empty();
         self.db.write_opt(batch.batch, &options)?;
-        if indexed {
-            self.lookups.invalidate();
-        }
+        self.lookups.apply(&batch.context_changes);
         self.invalidate(&batch.rewritten, &batch.erased);
         self.admit_created(batch.created, generation);
         Ok(())

@@ -36,7 +36,7 @@ pub use conversations::{ConversationPlace, ConversationTurn};
 pub use db::Store;
 pub use hot::{ScoringFields, ACCESS_FLUSH_PENDING_MAX, SCORING_CACHE_CAPACITY};
 pub use keys::{decode_vector, encode_vector, TemporalKey};
-pub use lookup_cache::LOOKUP_CACHE_ENTRIES;
+pub use lookup_cache::{LOOKUP_CACHE_ENTRIES, LOOKUP_CACHE_MAX_CHANGES};
 pub use memory_keys::KeyRange;
 pub use purge::TouchedRanges;
 pub use record_cache::RECORD_CACHE_BYTES;
