@@ -13,7 +13,8 @@ ef_construction, its default ef_search 100, run in its own virtual environment b
 ``benches/filter_bench_chroma.py``). hebbs and hnswlib take each query back to back
 (alternating which goes first). Prints the tables and the issue's goals, met or not;
 ``--markdown`` writes them into docs/benchmarks.md's "Filtered recall" section and ``--plot``
-draws p50 against selectivity. Run ``python benches/filter_bench.py --help``.
+draws p50 against selectivity. Last, each filtered recall is timed right after a write and
+again at once. Run ``python benches/filter_bench.py --help``.
 """
 
 from __future__ import annotations
@@ -171,6 +172,41 @@ def measure_case(
     return points
 
 
+def after_write(mem: hebbs.Hebbs, data: Data) -> str:
+    """A table of each filtered recall at ``ef_search`` 50 made right after a write, so its
+    index lookups start cold (a write empties the store's lookup cache), beside the same recall
+    made again at once (the lookups remembered): p50 / p99 in ms. Each write is a memory with
+    the context of a row of the data, so it falls in a filter's index range as often as a row
+    does. Run last: the writes are not in the truths of the other measurements."""
+    lines = [
+        "| filter | matches | after a write p50 | p99 | again at once p50 | p99 |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for case in data.cases:
+        if case.hebbs is None:
+            continue
+        after = np.empty(len(data.queries))
+        again = np.empty(len(data.queries))
+        for j, query in enumerate(data.queries):
+            mem.remember(f"write {j}", embedding=query, context=data.context(j))
+            for times in (after, again):
+                start = time.perf_counter()
+                mem.recall(
+                    cue_embedding=query,
+                    strategies=["similarity"],
+                    top_k=10,
+                    scoring_weights=PURE_RELEVANCE,
+                    filter=case.hebbs,
+                )
+                times[j] = (time.perf_counter() - start) * 1e3
+        cold, warm = percentiles(after), percentiles(again)
+        lines.append(
+            f"| {case.label} | {case.matches:,} | {cold[0]:.3f} | {cold[1]:.3f} "
+            f"| {warm[0]:.3f} | {warm[1]:.3f} |"
+        )
+    return "\n".join(lines)
+
+
 def run_chroma(data: Data, work: Path, query_count: int) -> dict[str, Any]:
     """Chroma's figures per case label, from its worker in its own environment."""
     python = cached_venv(CHROMA_VENV, CHROMADB, "import chromadb")
@@ -255,6 +291,7 @@ def main(argv: list[str] | None = None) -> None:
         for case in data.cases:
             points[case.label] = measure_case(mem, index, data, case, row_of)
             print(f"[filter_bench] {case.label} done", file=sys.stderr)
+        writes = after_write(mem, data)
         mem.close()
 
         if args.no_chroma:
@@ -286,6 +323,7 @@ def main(argv: list[str] | None = None) -> None:
         seconds=time.perf_counter() - started,
     )
     print(tables(run))
+    print(f"\nhebbs, each filtered recall right after a write (ms):\n\n{writes}")
     if args.markdown:
         write_section(args.markdown, markdown_section(run, args.plot))
     if args.plot:
