@@ -1,8 +1,9 @@
 """``benches/filter_bench.py`` end to end at a tiny size, hnswlib its only peer (Chroma, in its
 own heavy environment, is left to the on-demand run): every filter has its rows for hebbs and
 hnswlib with sane figures (recall@10 within [0, 1], latencies positive, p50 <= p99), the goals
-are printed, and the page's "Filtered recall" section is rewritten in place (the text before it
-and the notes after its generated block kept) with its plot."""
+are printed, every filter is timed right after a write, and the page's "Filtered recall"
+section is rewritten in place (the text before it and the notes after its generated block kept)
+with its plot."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ LABELS = {
 POINT_ROW = re.compile(
     r"^\| ([^|]+) \| ([\d,]+) \| (hebbs|hnswlib) \| ([^|]+) \| ([\d.]+) \| ([\d.]+) \|"
     r" ([\d.]+) \| ([\d.]+)x \|$"
+)
+#: A row of the table of recalls right after a write: filter, matches, then p50 and p99 after
+#: the write and again at once.
+WRITE_ROW = re.compile(
+    r"^\| ([^|]+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$"
 )
 OLD_PAGE = """# Benchmarks
 
@@ -78,6 +84,12 @@ def test_the_filter_bench_prints_every_row_and_writes_its_section(tmp_path: Path
         assert 0 < float(m[6]) <= float(m[7])
         assert float(m[8]) > 0
     assert "Goals of issue 30:" in out
+    after_write = out[out.index("right after a write") :]
+    writes = [m for m in map(WRITE_ROW.match, after_write.splitlines()) if m]
+    assert {m[1] for m in writes} == LABELS - {"unfiltered"}
+    for m in writes:
+        assert 0 < float(m[3]) <= float(m[4])
+        assert 0 < float(m[5]) <= float(m[6])
     assert "Chroma: not measured in this run" in out
 
     text = page.read_text(encoding="utf-8")
