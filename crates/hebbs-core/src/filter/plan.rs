@@ -2,7 +2,7 @@
 //!
 //! [`FilterPlan::new`] asks the index of context values (`store/context_values.rs`), the
 //! `(entity, time)` index and the conversations for the memories each indexable condition
-//! selects, stopping at [`EXACT_SCAN_MAX_MATCHES`]: `$eq`, `$in` and number ranges on a context
+//! selects, stopping at [`WALK_PREFILTER_MAX_MATCHES`]: `$eq`, `$in` and number ranges on a context
 //! path, `entity_id` and `session_id` equality, `key` equality, `$in`, presence and string
 //! ranges (from the caller keys' own index, `store/memory_keys.rs`); `$and` keeps the smallest of its parts' sets
 //! (intersected), `$or` their union when every part has one. When that gives a set of at most
@@ -33,8 +33,9 @@ pub const EXACT_SCAN_MAX_MATCHES: usize = 4096;
 /// Most memories a filter's index lookups may select to go with a graph walk: the walk turns
 /// away every node outside them by its id (a hash probe) instead of reading its record, and a
 /// walk that reaches its expansion budget scores them exactly instead of every vector. A
-/// lookup past it stops there (and the cache keeps that answer), so a broad filter costs one
-/// bounded scan of its index range per write, not one a read.
+/// lookup past it stops there and the store's lookup cache keeps that answer, so a broad
+/// filter costs one bounded scan of its index range, not one a read (until a bulk write, or a
+/// delete inside its range).
 pub const WALK_PREFILTER_MAX_MATCHES: usize = 16_384;
 
 /// A filter's plan for one read.
