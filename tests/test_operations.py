@@ -16,6 +16,7 @@ import pytest
 import hebbs
 from hebbs import _native
 from hebbs.api import RecallRequest, Request, Returns, parse, recall, requests
+from hebbs.api.async_operations import AsyncOperations
 from hebbs.api.operations import Operations
 from hebbs.client.operations import IN_PROCESS_ONLY, ROUTES
 from hebbs.engine import _HANDLERS, _RESOLVED_RECALL_FIELDS
@@ -57,6 +58,34 @@ def test_each_keyword_method_is_defined_once_for_every_store() -> None:
     for store in (hebbs.Hebbs, hebbs.HebbsClient):
         for name in methods - {"open_subscription"}:
             assert name not in vars(store), f"{store.__name__}.{name} repeats the signature"
+
+
+def test_each_coroutine_method_is_defined_once_for_both_asyncio_stores() -> None:
+    """``AsyncOperations`` has a coroutine of every keyword method (``subscribe`` apart, whose
+    subscription type is each class's), and neither asyncio class spells one of its own."""
+    keyword = {
+        name
+        for base in Operations.__mro__
+        if base.__module__.startswith("hebbs.api.")
+        for name, value in vars(base).items()
+        if inspect.isfunction(value) and not name.startswith("_")
+    } - {"run", "open_subscription", "subscribe"}
+    coroutines = {
+        name for name, value in vars(AsyncOperations).items() if inspect.iscoroutinefunction(value)
+    }
+    assert coroutines == keyword | {"run"}
+    for store in (hebbs.AsyncHebbs, hebbs.AsyncHebbsClient):
+        assert not keyword & set(vars(store)), f"{store.__name__} repeats a coroutine method"
+
+
+def test_the_api_package_exports_every_request_model() -> None:
+    defined = {
+        name
+        for name, value in vars(requests).items()
+        if inspect.isclass(value) and value.__module__ == requests.__name__
+    }
+    assert defined <= set(requests.__all__)
+    assert all(getattr(hebbs.api, name) is getattr(requests, name) for name in requests.__all__)
 
 
 def test_run_of_a_model_answers_as_the_keyword_method(tmp_path: Path) -> None:

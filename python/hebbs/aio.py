@@ -2,8 +2,10 @@
 as coroutines. Each call runs in a worker thread; the engine releases the GIL, so calls
 proceed in parallel with the event loop and with each other.
 
-The methods are made from :class:`Hebbs`' own by one typed wrapper (:func:`_in_thread`), so
-their parameters, defaults, checks and docs are those of the sync engine, never a copy.
+The operations' methods are :class:`~hebbs.api.async_operations.AsyncOperations`' (each checks
+its arguments as the sync method does, then :meth:`AsyncHebbs.run` runs the request model in a
+thread); the rest is made from :class:`Hebbs`' own by typed wrappers (:func:`_in_thread`), so
+parameters, defaults, checks and docs are those of the sync engine, never a copy.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import sys
 from collections.abc import Coroutine
 from typing import Any, Callable, TypeVar
 
+from hebbs.api import Returns
+from hebbs.api.async_operations import AsyncOperations
 from hebbs.embedder import Embedder
 from hebbs.engine import Hebbs
 from hebbs.llm import LLMProvider
@@ -75,7 +79,7 @@ def _async_subscription(subscription: Subscription) -> AsyncSubscription:
     return AsyncSubscription(subscription)
 
 
-class AsyncHebbs:
+class AsyncHebbs(AsyncOperations):
     """An open hebbs database for asyncio. Open with ``await AsyncHebbs.open(path)``; every
     method of :class:`Hebbs` is here as a coroutine with the same arguments."""
 
@@ -109,39 +113,13 @@ class AsyncHebbs:
         """Whether :meth:`close` was called."""
         return self._engine.closed
 
-    run = _in_thread(Hebbs.run)
+    async def run(self, request: Returns[T]) -> T:
+        """Runs one checked request of :mod:`hebbs.api.requests` (see :meth:`Hebbs.run`) in a
+        worker thread."""
+        return await _run(self._engine.run, request)
+
     open_subscription = _in_thread_then(Hebbs.open_subscription, _async_subscription)
-    remember = _in_thread(Hebbs.remember)
-    remember_many = _in_thread(Hebbs.remember_many)
-    get = _in_thread(Hebbs.get)
-    get_many = _in_thread(Hebbs.get_many)
-    recall = _in_thread(Hebbs.recall)
-    prime = _in_thread(Hebbs.prime)
-    revise = _in_thread(Hebbs.revise)
-    lineage = _in_thread(Hebbs.lineage)
-    add_edges = _in_thread(Hebbs.add_edges)
-    reinforce = _in_thread(Hebbs.reinforce)
-    put_token_vectors = _in_thread(Hebbs.put_token_vectors)
-    get_token_vectors = _in_thread(Hebbs.get_token_vectors)
-    forget = _in_thread(Hebbs.forget)
-    forget_decayed = _in_thread(Hebbs.forget_decayed)
-    tombstone = _in_thread(Hebbs.tombstone)
-    tombstones = _in_thread(Hebbs.tombstones)
-    get_chat_context = _in_thread(Hebbs.get_chat_context)
-    list_orphans = _in_thread(Hebbs.list_orphans)
-    list_memories = _in_thread(Hebbs.list_memories)
-    count_memories = _in_thread(Hebbs.count_memories)
     subscribe = _in_thread_then(Hebbs.subscribe, _async_subscription)
-    index_documents = _in_thread(Hebbs.index_documents)
-    find_contradictions = _in_thread(Hebbs.find_contradictions)
-    confirm_contradiction = _in_thread(Hebbs.confirm_contradiction)
-    reflect = _in_thread(Hebbs.reflect)
-    insights = _in_thread(Hebbs.insights)
-    reflect_prepare = _in_thread(Hebbs.reflect_prepare)
-    reflect_commit = _in_thread(Hebbs.reflect_commit)
-    health = _in_thread(Hebbs.health)
-    optimize = _in_thread(Hebbs.optimize)
-    checkpoint = _in_thread(Hebbs.checkpoint)
     close = _in_thread(Hebbs.close)
 
     async def __aenter__(self) -> AsyncHebbs:

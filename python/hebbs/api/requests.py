@@ -71,6 +71,45 @@ if TYPE_CHECKING:
     from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession  # noqa: F401
     from hebbs.types import TokenVectors  # noqa: F401
 
+#: What ``hebbs.api`` re-exports: every request model (a new one is listed here too).
+__all__ = [
+    "DEFAULT_TOKEN_VECTORS",
+    "AddEdgesRequest",
+    "ChatContextRequest",
+    "CheckpointRequest",
+    "CommitInsight",
+    "ConfirmContradictionRequest",
+    "CountMemoriesRequest",
+    "EdgesRequest",
+    "FindContradictionsRequest",
+    "ForgetDecayedRequest",
+    "ForgetRequest",
+    "GetManyRequest",
+    "GetRequest",
+    "GetTokenVectorsRequest",
+    "HealthRequest",
+    "IdRequest",
+    "IndexDocumentsRequest",
+    "InsightsRequest",
+    "LineageRequest",
+    "ListMemoriesRequest",
+    "OpenRequest",
+    "OptimizeRequest",
+    "OrphansRequest",
+    "PutTokenVectorsRequest",
+    "ReflectCommitRequest",
+    "ReflectPrepareRequest",
+    "ReflectRequest",
+    "ReinforceRequest",
+    "RememberManyRequest",
+    "RememberRequest",
+    "ReviseChanges",
+    "ReviseRequest",
+    "SubscribeRequest",
+    "TombstoneRequest",
+    "TombstonesRequest",
+]
+
 #: Whether a store keeps each memory's token vectors (from the embedding pass ``remember``
 #: runs anyway) for the late-interaction re-rank stage. On: measured in docs/hybrid.md, it
 #: costs about 11 KB a memory and a few percent of ``remember_many``'s time, and it is what

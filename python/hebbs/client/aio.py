@@ -1,9 +1,9 @@
 """`AsyncHebbsClient`: :class:`hebbs.AsyncHebbs`' coroutines over HTTP, with
 ``httpx.AsyncClient``.
 
-Each method is made from the embedded one (:class:`~hebbs.api.operations.Operations`) by one
-typed wrapper (:func:`_sent`), so its parameters, defaults and checks are the embedded ones; the
-arguments are checked when the coroutine runs, before anything is sent.
+Each operation's method is :class:`~hebbs.api.async_operations.AsyncOperations`' (made from the
+embedded one), so its parameters, defaults and checks are the embedded ones; the arguments are
+checked when the coroutine runs, before anything is sent.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 import httpx
 
 from hebbs.api import Returns, SubscribeRequest
+from hebbs.api.async_operations import AsyncOperations
 from hebbs.api.operations import Operations
 from hebbs.client.answers import (
     FIRST_ERROR_STATUS,
@@ -47,19 +48,6 @@ R = TypeVar("R")
 T = TypeVar("T")
 
 
-def _sent(
-    operation: Callable[Concatenate[Operations[Any], P], R],
-) -> Callable[Concatenate[AsyncHebbsClient, P], Coroutine[Any, Any, R]]:
-    """``operation`` as a coroutine method of :class:`AsyncHebbsClient` that sends its call."""
-
-    async def method(self: AsyncHebbsClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        call = cast(Call[R], operation(OPERATIONS, *args, **kwargs))
-        return await self._send(call)
-
-    functools.update_wrapper(method, operation)
-    return method
-
-
 def _streamed(
     operation: Callable[Concatenate[Operations[Any], P], Any],
 ) -> Callable[Concatenate[AsyncHebbsClient, P], Coroutine[Any, Any, AsyncRemoteSubscription]]:
@@ -76,7 +64,7 @@ def _streamed(
     return method
 
 
-class AsyncHebbsClient:
+class AsyncHebbsClient(AsyncOperations):
     """A hebbs server for asyncio, with the coroutines of :class:`hebbs.AsyncHebbs`.
 
     ``AsyncHebbsClient(url)`` (or ``await AsyncHebbsClient.connect(url)``) where the embedded
@@ -264,37 +252,7 @@ class AsyncHebbsClient:
         """Opens the standing query of a checked request (see :meth:`subscribe`)."""
         return await self._stream(subscribe_call(request))
 
-    remember = _sent(Operations.remember)
-    remember_many = _sent(Operations.remember_many)
-    get = _sent(Operations.get)
-    get_many = _sent(Operations.get_many)
-    recall = _sent(Operations.recall)
-    prime = _sent(Operations.prime)
-    revise = _sent(Operations.revise)
-    lineage = _sent(Operations.lineage)
-    add_edges = _sent(Operations.add_edges)
-    reinforce = _sent(Operations.reinforce)
-    put_token_vectors = _sent(Operations.put_token_vectors)
-    get_token_vectors = _sent(Operations.get_token_vectors)
-    forget = _sent(Operations.forget)
-    forget_decayed = _sent(Operations.forget_decayed)
-    tombstone = _sent(Operations.tombstone)
-    tombstones = _sent(Operations.tombstones)
-    get_chat_context = _sent(Operations.get_chat_context)
-    list_orphans = _sent(Operations.list_orphans)
-    list_memories = _sent(Operations.list_memories)
-    count_memories = _sent(Operations.count_memories)
     subscribe = _streamed(Operations.subscribe)
-    index_documents = _sent(Operations.index_documents)
-    find_contradictions = _sent(Operations.find_contradictions)
-    confirm_contradiction = _sent(Operations.confirm_contradiction)
-    reflect = _sent(Operations.reflect)
-    insights = _sent(Operations.insights)
-    reflect_prepare = _sent(Operations.reflect_prepare)
-    reflect_commit = _sent(Operations.reflect_commit)
-    health = _sent(Operations.health)
-    optimize = _sent(Operations.optimize)
-    checkpoint = _sent(Operations.checkpoint)
 
     async def close(self) -> None:
         """Closes the pooled connections (and :attr:`sync`'s). Idempotent."""
