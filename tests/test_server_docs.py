@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hebbs.api.async_operations import AsyncOperations
+from hebbs.client.operations import IN_PROCESS_ONLY
 from hebbs.server.app import create_app
 
 SERVER_DOC = Path(__file__).resolve().parent.parent / "docs" / "server.md"
@@ -46,3 +48,13 @@ def test_every_operation_is_in_the_endpoint_table(tmp_path: Path) -> None:
         if f"`{method.upper()} {path}`" not in doc
     ]
     assert not missing, missing
+
+
+def test_the_endpoint_table_names_the_client_method_of_every_route() -> None:
+    """The table's last column is the one list of which client method calls which route
+    (docs/client.md points to it): every method a client sends to a server is there."""
+    in_process = {name for name, _ in IN_PROCESS_ONLY.values()}
+    sent = {name for name in vars(AsyncOperations) if not name.startswith("_")} - {"run"}
+    row = re.compile(r"^\| `[A-Z]+ /v1/[^`]*` \|.*\| `([a-z_]+)`[^|]*\|$", re.MULTILINE)
+    named = set(row.findall(SERVER_DOC.read_text()))
+    assert named == (sent | {"subscribe"}) - in_process
