@@ -32,6 +32,7 @@ from hebbs import (
 #: Every type with a wire shape.
 WIRE_TYPES = (
     Memory,
+    Edge,
     StrategyDetail,
     RecallResult,
     ExpansionEdge,
@@ -124,6 +125,19 @@ def test_memory_round_trips(mem: hebbs.Hebbs, stored: dict[str, Any]) -> None:
     round_trip(with_vector)
     assert with_vector.to_dict()["id"] == with_vector.id_hex
     assert with_vector.to_dict()["kind"] == "episode"
+
+
+def test_edges_round_trip(stored: dict[str, Any]) -> None:
+    edge = Edge(stored["first"].id, EdgeType.CAUSED_BY, 0.9)
+    round_trip(edge)
+    assert edge.to_dict() == {
+        "target": stored["first"].id_hex,
+        "edge_type": "caused_by",
+        "confidence": pytest.approx(0.9),
+    }
+    with pytest.raises(hebbs.InvalidInputError) as caught:
+        Edge.from_dict({"target": stored["first"].id_hex, "edge_type": "caused", "confidence": 1})
+    assert caught.value.field == "edge_type"
 
 
 def test_memory_context_is_copied(stored: dict[str, Any]) -> None:

@@ -168,6 +168,31 @@ pub struct Edge {
     pub(crate) inner: memory::Edge,
 }
 
+impl Edge {
+    fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let memory::Edge {
+            target,
+            edge_type,
+            confidence,
+        } = &self.inner;
+        let dict = PyDict::new(py);
+        dict.set_item("target", target.to_hex())?;
+        dict.set_item("edge_type", edge_type.as_str())?;
+        dict.set_item("confidence", confidence)?;
+        Ok(dict)
+    }
+
+    fn from_wire(wire: &Reader<'_>) -> PyResult<Self> {
+        Ok(Self {
+            inner: memory::Edge {
+                target: wire.id("target")?,
+                edge_type: wire.edge_type("edge_type")?,
+                confidence: wire.float("confidence")?,
+            },
+        })
+    }
+}
+
 #[pymethods]
 impl Edge {
     /// `target`: id (16 bytes or hex); `edge_type`: an `EdgeType` or its name; `confidence`:
@@ -206,6 +231,17 @@ impl Edge {
     #[getter]
     fn confidence(&self) -> f32 {
         self.inner.confidence
+    }
+
+    /// This edge as a JSON-ready dict: the target as hex, the edge type as its value.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_wire(py)
+    }
+
+    /// The edge that `to_dict` wrote; `InvalidInputError` names a missing or bad field.
+    #[classmethod]
+    fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::from_wire(&Reader::top(data)?)
     }
 
     fn __repr__(&self) -> String {

@@ -65,11 +65,7 @@ def to_json(value: object, field: str) -> Any:
     if isinstance(value, (EdgeType, MemoryKind)):
         return value.value
     if isinstance(value, Edge):
-        return {
-            "target": value.target.hex(),
-            "edge_type": value.edge_type.value,
-            "confidence": value.confidence,
-        }
+        return value.to_dict()
     if isinstance(value, RecallStrategyConfig):
         config: dict[str, Any] = {"strategy": value.strategy}
         for name in STRATEGY_OVERRIDES:

@@ -95,15 +95,7 @@ def export_lines(engine: Hebbs, *, embeddings: bool = True) -> Iterator[str]:
             for source, edges in zip(ids, native.edges_out(ids)):
                 for edge in edges:
                     counts["edges"] += 1
-                    yield dumps(
-                        {
-                            "type": "edge",
-                            "source": source.hex(),
-                            "target": edge.target.hex(),
-                            "edge_type": edge.edge_type.value,
-                            "confidence": edge.confidence,
-                        }
-                    )
+                    yield dumps({"type": "edge", "source": source.hex(), **edge.to_dict()})
         if page.next_cursor is None:
             break
         cursor = page.next_cursor
