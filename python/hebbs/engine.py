@@ -18,6 +18,7 @@ from hebbs._inputs import invalid
 from hebbs._native import (
     DEFAULT_FORGET_LIMIT,
     VECTOR_STRATEGIES,
+    Edge,
     ForgetResult,
     HealthStatus,
     Memory,
@@ -38,6 +39,7 @@ from hebbs.api import (
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
+    GetEdgesRequest,
     GetManyRequest,
     GetRequest,
     GetTokenVectorsRequest,
@@ -409,6 +411,12 @@ class Hebbs(Operations[Subscription]):
     def _run_lineage(self, request: LineageRequest) -> list[Memory]:
         return self._native.lineage(request.id)
 
+    def _run_get_edges(self, request: GetEdgesRequest) -> list[Edge]:
+        edges = self._native.edges(request.id, request.direction)
+        if not edges:
+            self._native.get(request.id)  # raises NotFoundError when the memory is not stored
+        return edges
+
     def _run_reinforce(self, request: ReinforceRequest) -> None:
         self._native.reinforce(request.ids)
 
@@ -663,6 +671,7 @@ _HANDLERS: Final[dict[type[Any], Callable[[Hebbs, Any], Any]]] = {
     PutTokenVectorsRequest: Hebbs._run_put_token_vectors,
     GetTokenVectorsRequest: Hebbs._run_get_token_vectors,
     ReinforceRequest: Hebbs._run_reinforce,
+    GetEdgesRequest: Hebbs._run_get_edges,
     ForgetRequest: Hebbs._run_forget,
     ForgetDecayedRequest: Hebbs._run_forget_decayed,
     TombstoneRequest: Hebbs._run_tombstone,

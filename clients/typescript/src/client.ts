@@ -31,6 +31,7 @@ import type {
 import { Subscription } from './subscription.js';
 import type {
   CommitResult,
+  Edge,
   ForgetResult,
   HealthStatus,
   Insight,
@@ -176,6 +177,17 @@ export class HebbsClient {
   /** The revision chain through `id`, oldest first (`GET /v1/memories/{id}/lineage`). */
   async lineage(id: MemoryIdLike): Promise<Memory[]> {
     return (await this.#json({ method: 'GET', path: memoryPath(id, '/lineage') })) as Memory[];
+  }
+
+  /** The edges memory `id` holds (`direction: 'out'`, the default) or the ones pointing at it
+   * (`'in'`: each `targetId` is then the memory holding the edge); `NotFoundError` when `id` is
+   * not stored (`GET /v1/memories/{id}/edges`). */
+  async getEdges(
+    id: MemoryIdLike,
+    options: { readonly direction?: 'out' | 'in' | undefined } = {},
+  ): Promise<Edge[]> {
+    const path = `${memoryPath(id, '/edges')}${encodeQuery(options)}`;
+    return (await this.#json({ method: 'GET', path })) as Edge[];
   }
 
   /** Adds edges from memory `id` to existing memories, all or nothing

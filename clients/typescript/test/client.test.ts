@@ -259,6 +259,21 @@ describe('listings', () => {
     assert.ok(!after.some((memory) => memory.id.equals(lonely.id)));
   });
 
+  test('getEdges gives the edges a memory holds and the ones pointing at it', async () => {
+    const cause = await client.remember('The card processor was down on Monday');
+    const effect = await client.remember({
+      content: 'Orders were charged twice',
+      edges: [{ targetId: cause.id, edgeType: EdgeType.CAUSED_BY, confidence: 0.8 }],
+    });
+    const held = await client.getEdges(effect.id);
+    assert.equal(held.length, 1);
+    assert.ok(held[0]?.targetId.equals(cause.id));
+    assert.equal(held[0]?.edgeType, EdgeType.CAUSED_BY);
+    const pointing = await client.getEdges(cause.id, { direction: 'in' });
+    assert.ok(pointing[0]?.targetId.equals(effect.id));
+    await assert.rejects(client.getEdges('0'.repeat(32)), NotFoundError);
+  });
+
   test('reinforce counts a use of each id, and skips a missing one', async () => {
     const used = await client.remember('A note the agent used about the loading dock');
     await client.reinforce([used.id, used.id.toString('hex'), '0'.repeat(32)]);

@@ -75,6 +75,7 @@ class AsyncOperations:
     revise = _awaiting(Operations.revise)
     lineage = _awaiting(Operations.lineage)
     add_edges = _awaiting(Operations.add_edges)
+    get_edges = _awaiting(Operations.get_edges)
     reinforce = _awaiting(Operations.reinforce)
     put_token_vectors = _awaiting(Operations.put_token_vectors)
     get_token_vectors = _awaiting(Operations.get_token_vectors)

@@ -13,7 +13,7 @@ import os
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, Union
 
 from hebbs._native import (
     DEFAULT_CONFIDENCE_THRESHOLD,
@@ -33,6 +33,7 @@ from hebbs._native import (
 from hebbs.api.model import parse
 from hebbs.api.recall import Recalling
 from hebbs.api.requests import (
+    DEFAULT_EDGE_DIRECTION,
     AddEdgesRequest,
     ChatContextRequest,
     CheckpointRequest,
@@ -42,6 +43,7 @@ from hebbs.api.requests import (
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
+    GetEdgesRequest,
     GetManyRequest,
     GetRequest,
     GetTokenVectorsRequest,
@@ -181,6 +183,14 @@ class Operations(Recalling, Generic[SubscriptionT]):
         or nothing: a missing target raises :class:`~hebbs.errors.InvalidInputError` naming
         ``edges[i].target``."""
         return self.run(parse(AddEdgesRequest, locals()))
+
+    def get_edges(
+        self, id: MemoryIdLike, direction: Literal["out", "in"] = DEFAULT_EDGE_DIRECTION
+    ) -> list[Edge]:
+        """The graph edges of memory ``id``: the ones it holds (``"out"``: each ``target`` is a
+        memory it points at), or the ones pointing at it (``"in"``: each ``target`` is the
+        memory that holds the edge); :class:`~hebbs.NotFoundError` when ``id`` is not stored."""
+        return self.run(parse(GetEdgesRequest, locals()))
 
     def put_token_vectors(self, items: Iterable[TokenVectorsItem]) -> None:
         """Stores the quantised per-token vectors of existing memories (what a

@@ -66,6 +66,7 @@ from hebbs.reflect.constants import (
 
 if TYPE_CHECKING:
     # Results named in string form by the models' ``Returns`` (their modules import this one).
+    from hebbs._native import Edge  # noqa: F401
     from hebbs.consolidate import ContradictionCandidate  # noqa: F401
     from hebbs.ingest import IndexResult  # noqa: F401
     from hebbs.reflect import CommitResult, Insight, ReflectResult, ReflectSession  # noqa: F401
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
 
 #: What ``hebbs.api`` re-exports: every request model (a new one is listed here too).
 __all__ = [
+    "DEFAULT_EDGE_DIRECTION",
     "DEFAULT_TOKEN_VECTORS",
     "AddEdgesRequest",
     "ChatContextRequest",
@@ -84,6 +86,7 @@ __all__ = [
     "FindContradictionsRequest",
     "ForgetDecayedRequest",
     "ForgetRequest",
+    "GetEdgesRequest",
     "GetManyRequest",
     "GetRequest",
     "GetTokenVectorsRequest",
@@ -168,6 +171,17 @@ class IdRequest(Request):
 
 class LineageRequest(IdRequest, Returns["list[Memory]"]):
     """``lineage``: the revision chain through ``id``."""
+
+
+#: Which edges ``get_edges`` gives by default: the ones the memory holds.
+DEFAULT_EDGE_DIRECTION: Final = "out"
+
+
+class GetEdgesRequest(IdRequest, Returns["list[Edge]"]):
+    """``get_edges``: the edges memory ``id`` holds (``"out"``) or that point at it (``"in"``,
+    each edge's ``target`` then being the memory that holds it)."""
+
+    direction: Literal["out", "in"] = DEFAULT_EDGE_DIRECTION
 
 
 class TombstoneRequest(IdRequest, Returns[Optional[Tombstone]]):

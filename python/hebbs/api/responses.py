@@ -60,6 +60,12 @@ class StrategyDetailOut(Out):
     rerank_score: Optional[float] = None
 
 
+class EdgeOut(Out):
+    target: str
+    edge_type: str
+    confidence: float
+
+
 class ExpansionEdgeOut(Out):
     edge_type: str
     direction: str
@@ -197,6 +203,7 @@ def wire(result: Any) -> Any:
 
 __all__ = [
     "CountOut",
+    "EdgeOut",
     "ErrorOut",
     "ExpansionEdgeOut",
     "ForgetResultOut",

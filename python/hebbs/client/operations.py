@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from hebbs._inputs import invalid
 from hebbs._native import (
+    Edge,
     ForgetResult,
     HealthStatus,
     Memory,
@@ -32,6 +33,7 @@ from hebbs.api import (
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
+    GetEdgesRequest,
     GetManyRequest,
     GetRequest,
     GetTokenVectorsRequest,
@@ -97,6 +99,10 @@ def _items(data: object, key: str) -> list[Any]:
 
 def _memories(data: object) -> list[Memory]:
     return [Memory.from_dict(item) for item in _items(data, "memories")]
+
+
+def _edges(data: object) -> list[Edge]:
+    return [Edge.from_dict(item) for item in _items(data, "edges")]
 
 
 def _optional_memories(data: object) -> list[Memory | None]:
@@ -195,6 +201,11 @@ def _lineage(request: LineageRequest) -> Call[list[Memory]]:
 def _add_edges(request: AddEdgesRequest) -> Call[None]:
     payload = body(request, exclude=("id",))
     return Call("POST", _memory_path(request.id, "/edges"), _none, payload)
+
+
+def _get_edges(request: GetEdgesRequest) -> Call[list[Edge]]:
+    params = {"direction": str(request.direction)}
+    return Call("GET", _memory_path(request.id, "/edges"), _edges, params=params)
 
 
 def _reinforce(request: ReinforceRequest) -> Call[None]:
@@ -329,6 +340,7 @@ ROUTES: Final[dict[type[Any], Callable[[Any], Call[Any]]]] = {
     LineageRequest: _lineage,
     AddEdgesRequest: _add_edges,
     ReinforceRequest: _reinforce,
+    GetEdgesRequest: _get_edges,
     ForgetRequest: _forget,
     ForgetDecayedRequest: _forget_decayed,
     TombstoneRequest: _tombstone,

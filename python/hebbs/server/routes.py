@@ -31,6 +31,7 @@ from hebbs.api import (
     FindContradictionsRequest,
     ForgetDecayedRequest,
     ForgetRequest,
+    GetEdgesRequest,
     GetManyRequest,
     GetRequest,
     HealthRequest,
@@ -58,6 +59,7 @@ from hebbs.api.responses import (
     CommitResultOut,
     ContradictionOut,
     CountOut,
+    EdgeOut,
     ForgetResultOut,
     HealthStatusOut,
     InsightOut,
@@ -314,6 +316,21 @@ def lineage(id: str, request: Request, caller: Caller = READ) -> Response:
     """The revision chain through ``id``, oldest first."""
     with _store(request, caller) as engine:
         return _json(wire(engine.run(_query(LineageRequest, id=id))))
+
+
+@router.get(
+    "/memories/{id}/edges",
+    response_model=list[EdgeOut],
+    tags=["memories"],
+    responses=NOT_FOUND,
+)
+def get_edges(
+    id: str, request: Request, direction: Optional[str] = None, caller: Caller = READ
+) -> Response:
+    """The edges memory ``id`` holds (``direction=out``, the default) or that point at it
+    (``direction=in``, each ``target`` the memory holding the edge); 404 when not stored."""
+    with _store(request, caller) as engine:
+        return _json(wire(engine.run(_query(GetEdgesRequest, id=id, direction=direction))))
 
 
 @router.post("/memories/{id}/edges", status_code=204, tags=["memories"], responses=NOT_FOUND)
