@@ -42,6 +42,9 @@ pub use scoring::{
     DEFAULT_W_IMPORTANCE, DEFAULT_W_RECENCY, DEFAULT_W_REINFORCEMENT, DEFAULT_W_RELEVANCE,
 };
 pub(crate) use similarity::nearest_to;
-pub use similarity::{EXACT_SCAN_MAX_ENTITY_SIZE, FILTER_WALK_EXPANSIONS_PER_EF};
+pub use similarity::{
+    scan_beats_walk, EXACT_SCAN_MAX_ENTITY_SIZE, FILTER_WALK_EXPANSIONS_PER_EF,
+    WALK_DISTANCES_PER_EXPANSION,
+};
 pub use strategy::{CausalDirection, Strategy, StrategyConfig};
 pub use structure::{structural_similarity, Structure};

@@ -26,6 +26,9 @@ pub const EXACT_SCAN_MAX_ENTITY_SIZE: usize = 2048;
 /// of the whole graph (the vectors of the filter's planned memories, or when it has none every
 /// vector, scored in memory, the filter checked nearest first until the pool is full).
 pub const FILTER_WALK_EXPANSIONS_PER_EF: usize = 64;
+/// Distances a graph walk computes per node it expands, about (the neighbours of the node it
+/// has not scored yet): what [`scan_beats_walk`] weighs a walk's expansions by.
+pub const WALK_DISTANCES_PER_EXPANSION: usize = 16;
 
 pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Vec<Candidate>> {
     let Some(query) = context.cue.as_deref() else {
@@ -100,31 +103,45 @@ pub(super) fn nearest(
                 .collect();
             (exact_scan(context, query, &ids, ids.len())?, true)
         }
-        (None, Some(selected)) => (index.exact(query, selected, selected.len()), false),
+        (None, Some(selected)) => (scan_members(index, filter, query, selected, fetch)?, false),
         (None, None) => match filter {
-            Some(filter) => {
-                let members = filter.plan.walk_members.as_ref();
-                let (hits, stopped) = index.search_where(
-                    query,
-                    fetch,
-                    Some(ef),
-                    entity,
-                    Some(|id: &MemoryId| {
-                        members.is_none_or(|members| members.contains(id))
-                            && filter.matcher.accepts(id)
-                    }),
-                    FILTER_WALK_EXPANSIONS_PER_EF.saturating_mul(ef.max(pool)),
-                );
-                filter.matcher.finish()?;
-                match members {
-                    _ if !stopped || hits.len() >= fetch => (hits, false),
-                    Some(members) if entity.is_none() => {
-                        let ids: Vec<MemoryId> = members.iter().copied().collect();
-                        (index.exact(query, &ids, ids.len()), false)
-                    }
-                    _ => (index.exact_all(query, entity), false),
+            Some(filter) => match filter.plan.walk_members.as_ref() {
+                Some(members)
+                    if entity.is_none()
+                        && scan_beats_walk(members.len(), ef.max(pool), index.len()) =>
+                {
+                    let ids: Vec<MemoryId> = members.iter().copied().collect();
+                    (
+                        scan_members(index, Some(filter), query, &ids, fetch)?,
+                        false,
+                    )
                 }
-            }
+                members => {
+                    let (hits, stopped) = index.search_where(
+                        query,
+                        fetch,
+                        Some(ef),
+                        entity,
+                        Some(|id: &MemoryId| {
+                            members.is_none_or(|members| members.contains(id))
+                                && filter.matcher.accepts(id)
+                        }),
+                        FILTER_WALK_EXPANSIONS_PER_EF.saturating_mul(ef.max(pool)),
+                    );
+                    filter.matcher.finish()?;
+                    match members {
+                        _ if !stopped || hits.len() >= fetch => (hits, false),
+                        Some(members) if entity.is_none() => {
+                            let ids: Vec<MemoryId> = members.iter().copied().collect();
+                            (
+                                scan_members(index, Some(filter), query, &ids, fetch)?,
+                                false,
+                            )
+                        }
+                        _ => (index.exact_all(query, entity), false),
+                    }
+                }
+            },
             None => (index.search(query, fetch, Some(ef), entity), false),
         },
     };
@@ -134,6 +151,43 @@ pub(super) fn nearest(
     }
     kept.truncate(pool);
     Ok(kept)
+}
+
+/// The planned memories `ids` nearest `query`, nearest first, scored exactly in memory: the
+/// nearest `fetch` when `filter` selects each of them (a plan's set is a superset, and is most
+/// often the exact set), else all of them, for [`keep_selected`] to check nearest first.
+fn scan_members(
+    index: &VectorIndex,
+    filter: Option<&RecallFilter<'_>>,
+    query: &[f32],
+    ids: &[MemoryId],
+    fetch: usize,
+) -> Result<Vec<Neighbor>> {
+    let nearest = index.exact(query, ids, fetch);
+    let Some(filter) = filter.filter(|_| nearest.len() == fetch && ids.len() > fetch) else {
+        return Ok(nearest);
+    };
+    let found: Vec<MemoryId> = nearest.iter().map(|hit| hit.id).collect();
+    if filter
+        .matcher
+        .matching(&found)?
+        .into_iter()
+        .all(|selected| selected)
+    {
+        return Ok(nearest);
+    }
+    Ok(index.exact(query, ids, ids.len()))
+}
+
+/// Whether scoring a filter's `matches` planned memories exactly costs less than walking the
+/// graph for them: among `live` memories a walk meets one match every `live / matches` nodes,
+/// so it expands about `ef * live / matches` nodes to find `ef` of them, each costing about
+/// [`WALK_DISTANCES_PER_EXPANSION`] distances, where the scan costs `matches`. So the scan wins
+/// while `matches² <= WALK_DISTANCES_PER_EXPANSION * ef * live`: up to about 8,900 matches
+/// among 100k memories at `ef` 50, and every set a lookup plans among a million.
+pub fn scan_beats_walk(matches: usize, ef: usize, live: usize) -> bool {
+    let walk = (WALK_DISTANCES_PER_EXPANSION as u128) * (ef as u128) * (live as u128);
+    (matches as u128).pow(2) <= walk
 }
 
 /// The first `pool` of `hits` (nearest first) that `filter` selects, checked a batch at a
@@ -211,4 +265,21 @@ fn exact_scan(
     hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     hits.truncate(pool);
     Ok(hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_beats_walk;
+
+    #[test]
+    fn the_scan_wins_up_to_the_square_root_of_the_walks_cost() {
+        // 16 * 50 * 100,000 = 80,000,000, just above 8,944² and below 8,945².
+        assert!(scan_beats_walk(8944, 50, 100_000));
+        assert!(!scan_beats_walk(8945, 50, 100_000));
+        // Among a million, every set a lookup plans (at most 16,384) is scanned.
+        assert!(scan_beats_walk(16_384, 50, 1_000_000));
+        // A wider search makes the walk dearer, a smaller store cheaper.
+        assert!(scan_beats_walk(6000, 500, 8000));
+        assert!(!scan_beats_walk(6000, 10, 8000));
+    }
 }

@@ -418,3 +418,41 @@ fn a_selective_filter_the_index_cannot_plan_is_answered_exactly() {
         );
     }
 }
+
+#[test]
+fn a_planned_set_a_wide_walk_would_cross_slowly_is_scanned_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    let mut rng = Rng(22);
+    let memories = fill(&engine, &mut rng, 8000, 2000);
+    // `$exists` plans about 6,000 memories: more than the exact scan of a plan takes, but at
+    // ef 500 a walk would expand more nodes than scoring them all (`scan_beats_walk`), so they
+    // are scored exactly; at ef 10 the walk stays.
+    let channel = Filter::parse(&json!({"context.channel": {"$exists": true}}), "filter").unwrap();
+    let planned = memories
+        .iter()
+        .filter(|(m, _)| selects(&channel, m))
+        .count();
+    assert!(planned > EXACT_SCAN_MAX_MATCHES, "{planned}");
+    assert!(hebbs_core::recall::scan_beats_walk(
+        planned,
+        500,
+        memories.len()
+    ));
+    assert!(!hebbs_core::recall::scan_beats_walk(
+        planned,
+        10,
+        memories.len()
+    ));
+    for _ in 0..10 {
+        let cue = normalized(rng.vector(DIM));
+        let request = RecallRequest {
+            ef_search: Some(500),
+            ..similarity(cue.clone(), &channel, 10)
+        };
+        assert_eq!(
+            ids(&engine, &request),
+            brute_force(&memories, &channel, &cue, 10)
+        );
+    }
+}

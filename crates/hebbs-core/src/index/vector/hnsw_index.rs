@@ -358,7 +358,7 @@ impl VectorIndex {
 
     /// The `k` of `ids` nearest normalised `query`, nearest first, by a scan of their vectors
     /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; `ids`
-    /// hold each id once).
+    /// hold each id once). Only the `k` nearest are sorted (a selection finds them first).
     pub fn exact(&self, query: &[f32], ids: &[MemoryId], k: usize) -> Vec<Neighbor> {
         let slots = self.slots.read();
         let scorer = self.graph.scorer(query);
@@ -372,8 +372,11 @@ impl VectorIndex {
                 })
             })
             .collect();
+        if k < hits.len() {
+            hits.select_nth_unstable_by(k, |a, b| a.distance.total_cmp(&b.distance));
+            hits.truncate(k);
+        }
         hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
-        hits.truncate(k);
         hits
     }
 
