@@ -406,15 +406,27 @@ fn a_selective_filter_the_index_cannot_plan_is_answered_exactly() {
     .unwrap();
     let chosen = memories.iter().filter(|(m, _)| selects(&rare, m)).count();
     assert!((1..10).contains(&chosen), "{chosen}");
+    answers_exactly(&engine, &memories, &rare, 10, &mut rng);
+}
+
+/// Ten similarity recalls of random cues with `filter` at `ef_search` return the brute-force
+/// filtered top 10.
+fn answers_exactly(
+    engine: &Engine,
+    memories: &[(Memory, Vec<f32>)],
+    filter: &Filter,
+    ef_search: usize,
+    rng: &mut Rng,
+) {
     for _ in 0..10 {
         let cue = normalized(rng.vector(DIM));
         let request = RecallRequest {
-            ef_search: Some(10),
-            ..similarity(cue.clone(), &rare, 10)
+            ef_search: Some(ef_search),
+            ..similarity(cue.clone(), filter, 10)
         };
         assert_eq!(
-            ids(&engine, &request),
-            brute_force(&memories, &rare, &cue, 10)
+            ids(engine, &request),
+            brute_force(memories, filter, &cue, 10)
         );
     }
 }
@@ -444,15 +456,5 @@ fn a_planned_set_a_wide_walk_would_cross_slowly_is_scanned_exactly() {
         10,
         memories.len()
     ));
-    for _ in 0..10 {
-        let cue = normalized(rng.vector(DIM));
-        let request = RecallRequest {
-            ef_search: Some(500),
-            ..similarity(cue.clone(), &channel, 10)
-        };
-        assert_eq!(
-            ids(&engine, &request),
-            brute_force(&memories, &channel, &cue, 10)
-        );
-    }
+    answers_exactly(&engine, &memories, &channel, 500, &mut rng);
 }
