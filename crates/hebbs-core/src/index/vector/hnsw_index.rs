@@ -360,14 +360,20 @@ impl VectorIndex {
     /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; `ids`
     /// hold each id once). Only the `k` nearest are sorted (a selection finds them first).
     pub fn exact(&self, query: &[f32], ids: &[MemoryId], k: usize) -> Vec<Neighbor> {
-        let slots = self.slots.read();
+        let mut found: Vec<(usize, MemoryId)> = {
+            let slots = self.slots.read();
+            ids.iter()
+                .filter_map(|id| Some((slots.live_slot(id)?, *id)))
+                .collect()
+        };
+        // In slot order the vectors are read front to back, not at random.
+        found.sort_unstable_by_key(|(slot, _)| *slot);
         let scorer = self.graph.scorer(query);
-        let mut hits: Vec<Neighbor> = ids
-            .iter()
-            .filter_map(|id| {
-                let slot = slots.live_slot(id)?;
+        let mut hits: Vec<Neighbor> = found
+            .into_iter()
+            .filter_map(|(slot, id)| {
                 Some(Neighbor {
-                    id: *id,
+                    id,
                     distance: scorer(slot)?.max(0.0),
                 })
             })
