@@ -3,6 +3,7 @@
 
 use super::format::{Int8, VectorFormat, F32};
 use super::graph::HnswGraph;
+use super::scan;
 
 /// The graph of one format.
 pub enum AnyGraph {
@@ -51,6 +52,11 @@ impl AnyGraph {
     /// See [`HnswGraph::link`].
     pub fn link(&self, slot: usize) {
         each!(self, graph => graph.link(slot));
+    }
+
+    /// See [`scan::distances`].
+    pub fn distances(&self, query: &[f32], slots: &[u32]) -> Vec<Option<f32>> {
+        each!(self, graph => scan::distances(graph, query, slots))
     }
 
     /// See [`HnswGraph::scorer`].

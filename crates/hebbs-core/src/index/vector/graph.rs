@@ -690,13 +690,14 @@ impl<C: Codec, F: Fn(usize) -> bool> WithSimd for Search<'_, '_, '_, C, F> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::dot;
     use super::super::format::{Int8, F32};
     use super::*;
     use rayon::prelude::*;
 
-    fn unit(seed: u64, dimension: usize) -> Vec<f32> {
+    /// A unit vector of `dimension` drawn from `seed`.
+    pub(in super::super) fn unit(seed: u64, dimension: usize) -> Vec<f32> {
         let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         let mut vector: Vec<f32> = (0..dimension)
             .map(|_| {

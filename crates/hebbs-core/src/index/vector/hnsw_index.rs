@@ -17,7 +17,9 @@ use super::exact_rows::ExactRows;
 use super::format::VectorFormat;
 use super::params::HnswParams;
 use super::pending::PendingQueue;
+use super::scan::SCAN_SLOTS_PER_TASK;
 use super::slots::SlotMap;
+use super::vectors::slot_u32;
 use super::wake::WakeSignal;
 use crate::error::Result;
 use crate::memory::MemoryId;
@@ -360,24 +362,29 @@ impl VectorIndex {
     /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; `ids`
     /// hold each id once). Only the `k` nearest are sorted (a selection finds them first).
     pub fn exact(&self, query: &[f32], ids: &[MemoryId], k: usize) -> Vec<Neighbor> {
-        let mut found: Vec<(usize, MemoryId)> = {
+        let mut found: Vec<(u32, MemoryId)> = {
             let slots = self.slots.read();
-            ids.iter()
-                .filter_map(|id| Some((slots.live_slot(id)?, *id)))
-                .collect()
+            let probe = |ids: &[MemoryId]| -> Vec<(u32, MemoryId)> {
+                ids.iter()
+                    .filter_map(|id| Some((slot_u32(slots.live_slot(id)?), *id)))
+                    .collect()
+            };
+            if ids.len() <= SCAN_SLOTS_PER_TASK {
+                probe(ids)
+            } else {
+                ids.par_chunks(SCAN_SLOTS_PER_TASK)
+                    .map(probe)
+                    .collect::<Vec<_>>()
+                    .concat()
+            }
         };
         // In slot order the vectors are read front to back, not at random.
         found.sort_unstable_by_key(|(slot, _)| *slot);
-        let scorer = self.graph.scorer(query);
-        let mut hits: Vec<Neighbor> = found
-            .into_iter()
-            .filter_map(|(slot, id)| {
-                Some(Neighbor {
-                    id,
-                    distance: scorer(slot)?.max(0.0),
-                })
-            })
-            .collect();
+        let order: Vec<u32> = found.iter().map(|(slot, _)| *slot).collect();
+        let mut hits = neighbors(
+            found.into_iter().map(|(_, id)| id),
+            self.graph.distances(query, &order),
+        );
         if k < hits.len() {
             hits.select_nth_unstable_by(k, |a, b| a.distance.total_cmp(&b.distance));
             hits.truncate(k);
@@ -398,18 +405,12 @@ impl VectorIndex {
             },
             None => None,
         };
-        let scorer = self.graph.scorer(query);
-        let mut hits: Vec<Neighbor> = (0..slots.len())
+        let (order, ids): (Vec<u32>, Vec<MemoryId>) = (0..slots.len())
             .filter(|slot| slots.accepts(*slot, entity_index))
-            .filter_map(|slot| {
-                let id = slots.live_id(slot)?;
-                Some(Neighbor {
-                    id,
-                    distance: scorer(slot)?.max(0.0),
-                })
-            })
-            .collect();
-        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+            .filter_map(|slot| Some((slot_u32(slot), slots.live_id(slot)?)))
+            .unzip();
+        let mut hits = neighbors(ids, self.graph.distances(query, &order));
+        hits.par_sort_by(|a, b| a.distance.total_cmp(&b.distance));
         hits
     }
 
@@ -425,6 +426,22 @@ impl VectorIndex {
 }
 
 /// Sorts hits by distance, keeps the first of each slot and the `k` nearest.
+/// `ids` with their `distances` (in the same order), those stored, distances clamped at 0.
+fn neighbors(
+    ids: impl IntoIterator<Item = MemoryId>,
+    distances: Vec<Option<f32>>,
+) -> Vec<Neighbor> {
+    ids.into_iter()
+        .zip(distances)
+        .filter_map(|(id, distance)| {
+            Some(Neighbor {
+                id,
+                distance: distance?.max(0.0),
+            })
+        })
+        .collect()
+}
+
 fn sort_dedup_truncate(hits: &mut Vec<(usize, f32)>, k: usize) {
     hits.sort_by(|a, b| a.1.total_cmp(&b.1));
     let mut seen = std::collections::HashSet::with_capacity(hits.len());
