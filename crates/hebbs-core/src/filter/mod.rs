@@ -38,7 +38,8 @@ pub use eval::FilterView;
 pub use op::Op;
 pub use parse::{MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH};
 pub use plan::{
-    select_records, FilterPlan, Matcher, EXACT_SCAN_MAX_MATCHES, WALK_PREFILTER_MAX_MATCHES,
+    select_records, FilterPlan, Matcher, Members, EXACT_SCAN_MAX_MATCHES,
+    WALK_PREFILTER_MAX_MATCHES,
 };
 
 /// The field a condition reads.

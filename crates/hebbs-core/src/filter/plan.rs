@@ -15,6 +15,8 @@
 //! The sets are supersets (an array holds many values; numbers are indexed as f64): every
 //! memory a read returns is checked against the whole filter by a [`Matcher`].
 
+use std::sync::{Arc, OnceLock};
+
 use parking_lot::Mutex;
 use serde_json::Value;
 
@@ -43,26 +45,22 @@ pub const WALK_PREFILTER_MAX_MATCHES: usize = 16_384;
 pub struct FilterPlan {
     /// The memories the filter can select (a superset), when they are at most
     /// [`EXACT_SCAN_MAX_MATCHES`]; None when the filter is not selective.
-    pub candidates: Option<Vec<MemoryId>>,
+    pub candidates: Option<Members>,
     /// The memories the filter can select (a superset), when they are more than
     /// [`EXACT_SCAN_MAX_MATCHES`] and at most [`WALK_PREFILTER_MAX_MATCHES`]: a graph walk
     /// returns none of the others.
-    pub walk_members: Option<IdSet>,
+    pub walk_members: Option<Members>,
 }
 
 impl FilterPlan {
     /// Plans `filter` on `store`.
     pub fn new(store: &Store, filter: &Filter) -> Result<Self> {
-        let planned = candidates(store, filter, WALK_PREFILTER_MAX_MATCHES)?;
+        let planned = candidates(store, filter, WALK_PREFILTER_MAX_MATCHES)?.map(Members::from);
         Ok(match planned {
-            Some(set) if set.len() <= EXACT_SCAN_MAX_MATCHES => {
-                let mut ids: Vec<MemoryId> = set.into_iter().collect();
-                ids.sort();
-                Self {
-                    candidates: Some(ids),
-                    walk_members: None,
-                }
-            }
+            Some(members) if members.len() <= EXACT_SCAN_MAX_MATCHES => Self {
+                candidates: Some(members),
+                walk_members: None,
+            },
             members => Self {
                 candidates: None,
                 walk_members: members,
@@ -71,21 +69,133 @@ impl FilterPlan {
     }
 }
 
+/// A plan's memories: the ids (an id may repeat, as an array holding a value twice names its
+/// memory twice), and a hash set of them, built the first time a walk asks about one id.
+#[derive(Clone, Debug)]
+pub struct Members {
+    ids: Arc<[MemoryId]>,
+    /// Whether `ids` is an answer the store's lookup cache keeps: the same list (the same
+    /// allocation) comes back call after call until a write changes it, so what an index
+    /// learns of it (the slot of each id) can be remembered by it.
+    shared: bool,
+    set: OnceLock<IdSet>,
+}
+
+impl Members {
+    /// The ids.
+    pub fn ids(&self) -> &Arc<[MemoryId]> {
+        &self.ids
+    }
+
+    /// Whether the ids are a lookup answer the store keeps (see the field).
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
+
+    /// The ids counted with their repeats: at least the memories.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Whether `id` is one of them.
+    pub fn contains(&self, id: &MemoryId) -> bool {
+        self.set
+            .get_or_init(|| self.ids.iter().copied().collect())
+            .contains(id)
+    }
+
+    /// The ids, each once, sorted.
+    pub fn sorted(&self) -> Vec<MemoryId> {
+        let mut ids = self.ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
+
+impl PartialEq for Members {
+    fn eq(&self, other: &Self) -> bool {
+        self.sorted() == other.sorted()
+    }
+}
+
+impl From<Planned> for Members {
+    fn from(planned: Planned) -> Self {
+        match planned {
+            Planned::Lookup(ids) => Self {
+                ids,
+                shared: true,
+                set: OnceLock::new(),
+            },
+            Planned::Set(set) => Self {
+                ids: set.iter().copied().collect(),
+                shared: false,
+                set: OnceLock::from(set),
+            },
+        }
+    }
+}
+
+/// The memories one part of a filter plans: a lookup's answer as the store gave it, or a set
+/// that parts made together.
+enum Planned {
+    Lookup(Arc<[MemoryId]>),
+    Set(IdSet),
+}
+
+impl Planned {
+    fn len(&self) -> usize {
+        match self {
+            Self::Lookup(ids) => ids.len(),
+            Self::Set(set) => set.len(),
+        }
+    }
+
+    fn into_set(self) -> IdSet {
+        match self {
+            Self::Lookup(ids) => ids.iter().copied().collect(),
+            Self::Set(set) => set,
+        }
+    }
+
+    /// The memories both plan (the smaller side walked, the larger hashed).
+    fn intersect(self, other: Self) -> Self {
+        let (small, large) = if self.len() <= other.len() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let large = large.into_set();
+        Self::Set(
+            small
+                .into_set()
+                .into_iter()
+                .filter(|id| large.contains(id))
+                .collect(),
+        )
+    }
+}
+
 /// The memories an indexable filter selects (a superset), None when it is not indexable or
 /// selects more than `limit`.
-fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdSet>> {
+fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<Planned>> {
     match filter {
         Filter::And(parts) => {
-            let mut best: Option<IdSet> = match key_bounds(parts) {
+            let mut best: Option<Planned> = match key_bounds(parts) {
                 Some(range) => store
                     .keys_in_range(&range, limit)?
-                    .map(|ids| ids.into_iter().collect()),
+                    .map(|ids| Planned::Set(ids.into_iter().collect())),
                 None => None,
             };
             for part in parts {
                 if let Some(set) = candidates(store, part, limit)? {
                     best = Some(match best {
-                        Some(known) => known.intersection(&set).copied().collect(),
+                        Some(known) => known.intersect(set),
                         None => set,
                     });
                 }
@@ -98,12 +208,12 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
                 let Some(set) = candidates(store, part, limit)? else {
                     return Ok(None);
                 };
-                union.extend(set);
+                union.extend(set.into_set());
                 if union.len() > limit {
                     return Ok(None);
                 }
             }
-            Ok(Some(union))
+            Ok(Some(Planned::Set(union)))
         }
         Filter::Not(_) => Ok(None),
         Filter::Condition { field, op, value } => {
@@ -116,18 +226,27 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
             };
             let found = match (indexed, field, op) {
                 (Some(path), _, Op::Eq) => {
-                    store.context_lookup(path, ValueLookup::Equal(value), limit)?
+                    return looked_up(store.context_lookup(
+                        path,
+                        ValueLookup::Equal(value),
+                        limit,
+                    )?);
                 }
                 (Some(IndexedPath::Context(path)), _, Op::Exists)
                     if value.as_bool() == Some(true) =>
                 {
-                    store.context_lookup(IndexedPath::Context(path), ValueLookup::Any, limit)?
+                    let lookup = ValueLookup::Any;
+                    return looked_up(store.context_lookup(
+                        IndexedPath::Context(path),
+                        lookup,
+                        limit,
+                    )?);
                 }
                 (Some(path), _, Op::In) => {
                     let mut all = Vec::new();
                     for option in value.as_array().into_iter().flatten() {
                         match store.context_lookup(path, ValueLookup::Equal(option), limit)? {
-                            Some(ids) => all.extend(ids),
+                            Some(ids) => all.extend(ids.iter().copied()),
                             None => return Ok(None),
                         }
                         if all.len() > limit {
@@ -149,7 +268,7 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
                                 upper: Some(bound),
                             }
                         };
-                        store.context_lookup(path, lookup, limit)?
+                        return looked_up(store.context_lookup(path, lookup, limit)?);
                     }
                     None => None,
                 },
@@ -191,9 +310,14 @@ fn candidates(store: &Store, filter: &Filter, limit: usize) -> Result<Option<IdS
                 },
                 _ => None,
             };
-            Ok(found.map(|ids| ids.into_iter().collect()))
+            Ok(found.map(|ids| Planned::Set(ids.into_iter().collect())))
         }
     }
+}
+
+/// A lookup's answer as a plan: the store's own list.
+fn looked_up(answer: Option<Arc<[MemoryId]>>) -> Result<Option<Planned>> {
+    Ok(answer.map(Planned::Lookup))
 }
 
 /// The one key range that the `key` string comparisons among `parts` bound on both sides

@@ -81,8 +81,8 @@ pub(crate) fn select(store: &Store, request: &ForgetRequest) -> Result<Selection
         return Ok(selection);
     }
     if let Some(filter) = &request.filter {
-        if let Some(ids) = FilterPlan::new(store, filter)?.candidates {
-            return select_from(store, request, &ids);
+        if let Some(members) = FilterPlan::new(store, filter)?.candidates {
+            return select_from(store, request, &members.sorted());
         }
     }
     scan(store, request, false, |header, _| {

@@ -14,6 +14,7 @@ use super::rescore;
 use super::result::StrategyDetail;
 use super::strategy::Strategy;
 use crate::error::Result;
+use crate::filter::Members;
 use crate::index::text::TextIndex;
 use crate::index::vector::{dot, Neighbor, VectorIndex};
 use crate::memory::MemoryId;
@@ -94,12 +95,12 @@ pub(super) fn nearest(
         }
         None => None,
     };
-    let selected = filter.and_then(|filter| filter.plan.candidates.as_deref());
+    let selected = filter.and_then(|filter| filter.plan.candidates.as_ref());
     let (hits, scanned) = match (members, selected) {
         (Some(members), selected) => {
             let ids: Vec<MemoryId> = members
                 .into_iter()
-                .filter(|id| selected.is_none_or(|selected| selected.binary_search(id).is_ok()))
+                .filter(|id| selected.is_none_or(|selected| selected.contains(id)))
                 .collect();
             (exact_scan(context, query, &ids, ids.len())?, true)
         }
@@ -110,9 +111,8 @@ pub(super) fn nearest(
                     if entity.is_none()
                         && scan_beats_walk(members.len(), ef.max(pool), index.len()) =>
                 {
-                    let ids: Vec<MemoryId> = members.iter().copied().collect();
                     (
-                        scan_members(index, Some(filter), query, &ids, fetch)?,
+                        scan_members(index, Some(filter), query, members, fetch)?,
                         false,
                     )
                 }
@@ -131,14 +131,14 @@ pub(super) fn nearest(
                     filter.matcher.finish()?;
                     match members {
                         _ if !stopped || hits.len() >= fetch => (hits, false),
-                        Some(members) if entity.is_none() => {
-                            let ids: Vec<MemoryId> = members.iter().copied().collect();
-                            (
-                                scan_members(index, Some(filter), query, &ids, fetch)?,
-                                false,
-                            )
-                        }
-                        _ => (index.exact_all(query, entity), false),
+                        Some(members) if entity.is_none() => (
+                            scan_members(index, Some(filter), query, members, fetch)?,
+                            false,
+                        ),
+                        _ => (
+                            nearest_selected(filter, index.exact_all(query, entity), fetch)?,
+                            false,
+                        ),
                     }
                 }
             },
@@ -160,10 +160,11 @@ fn scan_members(
     index: &VectorIndex,
     filter: Option<&RecallFilter<'_>>,
     query: &[f32],
-    ids: &[MemoryId],
+    members: &Members,
     fetch: usize,
 ) -> Result<Vec<Neighbor>> {
-    let nearest = index.exact(query, ids, fetch);
+    let (ids, remember) = (members.ids(), members.is_shared());
+    let nearest = index.exact(query, ids, remember, fetch);
     let Some(filter) = filter.filter(|_| nearest.len() == fetch && ids.len() > fetch) else {
         return Ok(nearest);
     };
@@ -176,7 +177,7 @@ fn scan_members(
     {
         return Ok(nearest);
     }
-    Ok(index.exact(query, ids, ids.len()))
+    Ok(index.exact(query, ids, remember, ids.len()))
 }
 
 /// Whether scoring a filter's `matches` planned memories exactly costs less than walking the
@@ -215,6 +216,40 @@ fn keep_selected(
         if kept.len() >= pool {
             break;
         }
+    }
+    kept.truncate(pool);
+    Ok(kept)
+}
+
+/// The nearest `pool` of `hits` (in any order) that `filter` selects, nearest first: the
+/// nearest `pool` are picked and checked, then the next twice as many, and so on, so a brute
+/// force over every vector neither sorts them all nor reads a record at a time.
+fn nearest_selected(
+    filter: &RecallFilter<'_>,
+    mut hits: Vec<Neighbor>,
+    pool: usize,
+) -> Result<Vec<Neighbor>> {
+    let nearer = |a: &Neighbor, b: &Neighbor| a.distance.total_cmp(&b.distance);
+    let mut kept = Vec::with_capacity(pool.min(hits.len()));
+    let mut rest = &mut hits[..];
+    let mut step = pool.max(1);
+    while kept.len() < pool && !rest.is_empty() {
+        let take = step.min(rest.len());
+        if take < rest.len() {
+            rest.select_nth_unstable_by(take, nearer);
+        }
+        let (head, tail) = rest.split_at_mut(take);
+        head.sort_by(nearer);
+        let ids: Vec<MemoryId> = head.iter().map(|hit| hit.id).collect();
+        let selected = filter.matcher.matching(&ids)?;
+        kept.extend(
+            head.iter()
+                .zip(selected)
+                .filter(|(_, selected)| *selected)
+                .map(|(hit, _)| *hit),
+        );
+        rest = tail;
+        step = step.saturating_mul(2);
     }
     kept.truncate(pool);
     Ok(kept)

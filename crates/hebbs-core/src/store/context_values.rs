@@ -273,24 +273,26 @@ impl StoreBatch<'_> {
 impl Store {
     /// The memories that hold what `lookup` asks for at `path`, at most `limit`: None when
     /// there are more (the condition is not selective) or the path cannot be indexed. A
-    /// superset of the memories the condition selects (see the module docs).
+    /// superset of the memories the condition selects (see the module docs). A remembered
+    /// answer is the cache's own list, the same allocation call after call until a write
+    /// changes it.
     pub fn context_lookup(
         &self,
         path: IndexedPath<'_>,
         lookup: ValueLookup<'_>,
         limit: usize,
-    ) -> Result<Option<Vec<MemoryId>>> {
+    ) -> Result<Option<Arc<[MemoryId]>>> {
         let Some((lower, upper)) = lookup_range(path, lookup) else {
             return Ok(None);
         };
         let key = (lower, upper, limit);
         let (cached, epoch) = self.lookups.get(&key);
         if let Some(answer) = cached {
-            return Ok(answer.map(|ids| ids.to_vec()));
+            return Ok(answer);
         }
-        let answer = self.scan_lookup(&key.0, &key.1, limit)?;
-        self.lookups
-            .fill(key, answer.as_deref().map(Arc::from), epoch);
+        let answer: Option<Arc<[MemoryId]>> =
+            self.scan_lookup(&key.0, &key.1, limit)?.map(Arc::from);
+        self.lookups.fill(key, answer.clone(), epoch);
         Ok(answer)
     }
 
@@ -453,7 +455,8 @@ mod tests {
                             .collect();
                         expected.sort();
                         // An array holding the value twice names its memory twice.
-                        let got = store.context_lookup(path, lookup, limit).unwrap().map(|mut ids| {
+                        let got = store.context_lookup(path, lookup, limit).unwrap().map(|ids| {
+                            let mut ids = ids.to_vec();
                             ids.sort();
                             ids
                         });

@@ -205,3 +205,71 @@ fn every_vector_is_found_as_batches_of_every_size_arrive() {
         assert_eq!(top1(i), ids[i], "vector {i} at the end");
     }
 }
+
+/// An exact scan of a list it remembers (a lookup answer the store keeps) answers as a fresh
+/// scan and as brute force does, after its memories are forgotten and after ids that had no
+/// vector yet get one.
+#[test]
+fn a_remembered_list_is_scanned_as_it_is_now() {
+    let mut rng = Rng(7);
+    let dimension = 16;
+    let vectors = clustered(&mut rng, 3000, 20, dimension, 1.0);
+    let ids: Vec<MemoryId> = (0..vectors.len()).map(|_| MemoryId::new()).collect();
+    let query = clustered(&mut rng, 1, 20, dimension, 1.0).remove(0);
+    let index = VectorIndex::new(HnswParams::default(), dimension, VectorFormat::F32);
+    let items = |range: std::ops::Range<usize>| -> Vec<(MemoryId, Option<&str>, &[f32])> {
+        range
+            .map(|i| (ids[i], None, vectors[i].as_slice()))
+            .collect()
+    };
+    index.insert_many(&items(0..2500));
+    // Every third memory is listed, one of them twice; the last 500 have no vector yet.
+    let mut listed: Vec<usize> = (0..vectors.len()).step_by(3).collect();
+    listed.push(3);
+    let list: std::sync::Arc<[MemoryId]> = listed.iter().map(|i| ids[*i]).collect();
+    let mut forgotten: HashSet<usize> = HashSet::new();
+    let mut indexed = 2500;
+    let expect = |forgotten: &HashSet<usize>, indexed: usize| -> Vec<MemoryId> {
+        let mut scored: Vec<(f32, usize)> = listed
+            .iter()
+            .copied()
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .filter(|i| *i < indexed && !forgotten.contains(i))
+            .map(|i| (dot(&query, &vectors[i]), i))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored.into_iter().take(K).map(|(_, i)| ids[i]).collect()
+    };
+    let ids_of = |hits: Vec<hebbs_core::index::vector::Neighbor>| -> Vec<MemoryId> {
+        hits.into_iter().map(|hit| hit.id).collect()
+    };
+    for step in 0..3 {
+        let remembered = ids_of(index.exact(&query, &list, true, K));
+        let fresh = ids_of(index.exact(&query, &list, false, K));
+        assert_eq!(remembered, fresh, "step {step}");
+        assert_eq!(remembered, expect(&forgotten, indexed), "step {step}");
+        let all = index.exact(&query, &list, true, usize::MAX);
+        let unique: HashSet<MemoryId> = all.iter().map(|hit| hit.id).collect();
+        assert_eq!(unique.len(), all.len(), "each memory once");
+        let late = all
+            .iter()
+            .filter(|hit| ids[2500..].contains(&hit.id))
+            .count();
+        let listed_late = listed.iter().filter(|i| **i >= 2500).count();
+        assert_eq!(late, if indexed == 3000 { listed_late } else { 0 });
+        match step {
+            0 => {
+                for hit in &remembered[..3] {
+                    let at = ids.iter().position(|id| id == hit).unwrap();
+                    assert!(index.delete(&ids[at]));
+                    forgotten.insert(at);
+                }
+            }
+            _ => {
+                index.insert_many(&items(2500..3000));
+                indexed = 3000;
+            }
+        }
+    }
+}

@@ -17,7 +17,7 @@ use super::exact_rows::ExactRows;
 use super::format::VectorFormat;
 use super::params::HnswParams;
 use super::pending::PendingQueue;
-use super::scan::SCAN_SLOTS_PER_TASK;
+use super::resolved::{Resolution, ResolvedSets};
 use super::slots::SlotMap;
 use super::vectors::slot_u32;
 use super::wake::WakeSignal;
@@ -54,6 +54,8 @@ pub struct VectorIndex {
     dimension: usize,
     /// The exact vectors by slot, for an approximate (int8) index that has them.
     exact: Option<Arc<ExactRows>>,
+    /// The slots of the shared lists recently scanned exactly.
+    resolved: ResolvedSets,
 }
 
 impl VectorIndex {
@@ -83,6 +85,7 @@ impl VectorIndex {
             params,
             dimension,
             exact: None,
+            resolved: ResolvedSets::default(),
         }
     }
 
@@ -359,31 +362,36 @@ impl VectorIndex {
     }
 
     /// The `k` of `ids` nearest normalised `query`, nearest first, by a scan of their vectors
-    /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; `ids`
-    /// hold each id once). Only the `k` nearest are sorted (a selection finds them first).
-    pub fn exact(&self, query: &[f32], ids: &[MemoryId], k: usize) -> Vec<Neighbor> {
-        let mut found: Vec<(u32, MemoryId)> = {
+    /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; an id
+    /// listed twice is scored once). Only the `k` nearest are sorted (a selection finds them
+    /// first). With `remember`, `ids` is a list the caller will pass again (a lookup answer the
+    /// store keeps), and the slots of its ids are remembered by it (see `resolved.rs`).
+    pub fn exact(
+        &self,
+        query: &[f32],
+        ids: &Arc<[MemoryId]>,
+        remember: bool,
+        k: usize,
+    ) -> Vec<Neighbor> {
+        // The slot map's lock is not held while the scan runs on the thread pool: a task it
+        // picks up there may be another read that waits behind a queued write.
+        let current = {
             let slots = self.slots.read();
-            let probe = |ids: &[MemoryId]| -> Vec<(u32, MemoryId)> {
-                ids.iter()
-                    .filter_map(|id| Some((slot_u32(slots.live_slot(id)?), *id)))
-                    .collect()
-            };
-            if ids.len() <= SCAN_SLOTS_PER_TASK {
-                probe(ids)
+            let resolution = if remember {
+                self.resolved.get_or_resolve(ids, || resolve(&slots, ids))
             } else {
-                ids.par_chunks(SCAN_SLOTS_PER_TASK)
-                    .map(probe)
-                    .collect::<Vec<_>>()
-                    .concat()
+                Arc::new(resolve(&slots, ids))
+            };
+            let late = resolve(&slots, &resolution.unslotted);
+            if slots.deleted_len() > 0 || !late.slots.is_empty() {
+                Arc::new(bring_up_to_date(&slots, &resolution, late))
+            } else {
+                resolution
             }
         };
-        // In slot order the vectors are read front to back, not at random.
-        found.sort_unstable_by_key(|(slot, _)| *slot);
-        let order: Vec<u32> = found.iter().map(|(slot, _)| *slot).collect();
         let mut hits = neighbors(
-            found.into_iter().map(|(_, id)| id),
-            self.graph.distances(query, &order),
+            current.ids.iter().copied(),
+            self.graph.distances(query, &current.slots),
         );
         if k < hits.len() {
             hits.select_nth_unstable_by(k, |a, b| a.distance.total_cmp(&b.distance));
@@ -393,9 +401,9 @@ impl VectorIndex {
         hits
     }
 
-    /// Every live memory with its distance to normalised `query`, nearest first (only
-    /// `entity`'s when given): the brute force a filter falls back on (exact in the f32
-    /// format).
+    /// Every live memory with its distance to normalised `query`, in slot order, not sorted
+    /// (only `entity`'s when given): the brute force a filter falls back on (exact in the f32
+    /// format), whose caller picks the nearest it needs.
     pub fn exact_all(&self, query: &[f32], entity: Option<&str>) -> Vec<Neighbor> {
         let slots = self.slots.read();
         let entity_index = match entity {
@@ -409,9 +417,9 @@ impl VectorIndex {
             .filter(|slot| slots.accepts(*slot, entity_index))
             .filter_map(|slot| Some((slot_u32(slot), slots.live_id(slot)?)))
             .unzip();
-        let mut hits = neighbors(ids, self.graph.distances(query, &order));
-        hits.par_sort_by(|a, b| a.distance.total_cmp(&b.distance));
-        hits
+        // Not held while the scan runs on the thread pool (see `exact`).
+        drop(slots);
+        neighbors(ids, self.graph.distances(query, &order))
     }
 
     /// Slots handed out, tombstoned ones included (what the graph holds).
@@ -426,6 +434,48 @@ impl VectorIndex {
 }
 
 /// Sorts hits by distance, keeps the first of each slot and the `k` nearest.
+/// The live slots of `ids`, each memory once, in slot order, and the ids without one.
+fn resolve(slots: &SlotMap, ids: &[MemoryId]) -> Resolution {
+    let mut unslotted = Vec::new();
+    let mut pairs: Vec<(u32, MemoryId)> = Vec::with_capacity(ids.len());
+    for id in ids {
+        match slots.live_slot(id) {
+            Some(slot) => pairs.push((slot_u32(slot), *id)),
+            None => unslotted.push(*id),
+        }
+    }
+    pairs.sort_unstable_by_key(|(slot, _)| *slot);
+    pairs.dedup_by_key(|(slot, _)| *slot);
+    unslotted.sort_unstable();
+    unslotted.dedup();
+    let (slots, ids) = pairs.into_iter().unzip();
+    Resolution {
+        slots,
+        ids,
+        unslotted,
+    }
+}
+
+/// `resolution` without the memories forgotten since, and with `late`: the slots its ids
+/// without one have now.
+fn bring_up_to_date(slots: &SlotMap, resolution: &Resolution, late: Resolution) -> Resolution {
+    let mut pairs: Vec<(u32, MemoryId)> = resolution
+        .slots
+        .iter()
+        .zip(&resolution.ids)
+        .filter(|(slot, id)| slots.live_id(**slot as usize) == Some(**id))
+        .map(|(slot, id)| (*slot, *id))
+        .chain(late.slots.into_iter().zip(late.ids))
+        .collect();
+    pairs.sort_unstable_by_key(|(slot, _)| *slot);
+    let (slots, ids) = pairs.into_iter().unzip();
+    Resolution {
+        slots,
+        ids,
+        unslotted: late.unslotted,
+    }
+}
+
 /// `ids` with their `distances` (in the same order), those stored, distances clamped at 0.
 fn neighbors(
     ids: impl IntoIterator<Item = MemoryId>,

@@ -13,6 +13,7 @@ mod links;
 mod page_buffer;
 mod params;
 mod pending;
+mod resolved;
 mod scan;
 mod slots;
 mod vectors;
