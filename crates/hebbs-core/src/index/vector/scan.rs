@@ -14,7 +14,7 @@ use super::graph::HnswGraph;
 use super::vectors::VectorView;
 
 /// Rows a task of the thread pool scores: a longer scan is split into parts this long.
-pub const SCAN_SLOTS_PER_TASK: usize = 2048;
+pub const SCAN_SLOTS_PER_TASK: usize = 512;
 /// Rows ahead of the one being scored whose first cache line the scan asks for.
 const SCAN_PREFETCH_AHEAD: usize = 4;
 
