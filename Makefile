@@ -36,8 +36,9 @@ lint:
 test-rust:
 	cargo test --release --workspace
 
+# --durations: each run names its slowest tests (a warm CI run should stay near 20 minutes).
 test-python:
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 # The TypeScript SDK: dependencies from its lockfile, format and strict type checks, the ES module
 # and CommonJS builds, then its tests against a real `hebbs serve` from $(VENV).
