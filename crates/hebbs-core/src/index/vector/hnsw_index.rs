@@ -382,9 +382,15 @@ impl VectorIndex {
             } else {
                 Arc::new(resolve(&slots, ids))
             };
+            // Tombstones only grow: an unchanged count means no listed memory was forgotten.
+            let forgotten = slots.deleted_len() != resolution.deleted_seen;
             let late = resolve(&slots, &resolution.unslotted);
-            if slots.deleted_len() > 0 || !late.slots.is_empty() {
-                Arc::new(bring_up_to_date(&slots, &resolution, late))
+            if forgotten || !late.slots.is_empty() {
+                let current = Arc::new(bring_up_to_date(&slots, &resolution, late));
+                if remember {
+                    self.resolved.update(ids, Arc::clone(&current));
+                }
+                current
             } else {
                 resolution
             }
@@ -433,7 +439,6 @@ impl VectorIndex {
     }
 }
 
-/// Sorts hits by distance, keeps the first of each slot and the `k` nearest.
 /// The live slots of `ids`, each memory once, in slot order, and the ids without one.
 fn resolve(slots: &SlotMap, ids: &[MemoryId]) -> Resolution {
     let mut unslotted = Vec::new();
@@ -448,11 +453,13 @@ fn resolve(slots: &SlotMap, ids: &[MemoryId]) -> Resolution {
     pairs.dedup_by_key(|(slot, _)| *slot);
     unslotted.sort_unstable();
     unslotted.dedup();
+    let deleted_seen = slots.deleted_len();
     let (slots, ids) = pairs.into_iter().unzip();
     Resolution {
         slots,
         ids,
         unslotted,
+        deleted_seen,
     }
 }
 
@@ -468,11 +475,13 @@ fn bring_up_to_date(slots: &SlotMap, resolution: &Resolution, late: Resolution) 
         .chain(late.slots.into_iter().zip(late.ids))
         .collect();
     pairs.sort_unstable_by_key(|(slot, _)| *slot);
+    let deleted_seen = slots.deleted_len();
     let (slots, ids) = pairs.into_iter().unzip();
     Resolution {
         slots,
         ids,
         unslotted: late.unslotted,
+        deleted_seen,
     }
 }
 
@@ -492,6 +501,7 @@ fn neighbors(
         .collect()
 }
 
+/// Sorts hits by distance, keeps the first of each slot and the `k` nearest.
 fn sort_dedup_truncate(hits: &mut Vec<(usize, f32)>, k: usize) {
     hits.sort_by(|a, b| a.1.total_cmp(&b.1));
     let mut seen = std::collections::HashSet::with_capacity(hits.len());

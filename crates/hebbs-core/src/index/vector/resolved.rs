@@ -5,8 +5,9 @@
 //! holding it here keeps that allocation from being reused for another list.
 //!
 //! An index only appends slots and tombstones them, so a resolved `(slot, id)` stays right for
-//! the index's life except when its memory is forgotten, which a scan checks while the index
-//! has tombstones; an id that had no slot yet (still being indexed) is looked up again on each
+//! the index's life except when its memory is forgotten: a scan checks its pairs again when the
+//! index has more tombstones than when they were resolved, and remembers what it found. An id
+//! that had no slot yet (still being indexed, or without a vector) is looked up again on each
 //! use.
 
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct Resolution {
     pub ids: Vec<MemoryId>,
     /// The ids that had no live slot.
     pub unslotted: Vec<MemoryId>,
+    /// The index's tombstones when it was made.
+    pub deleted_seen: usize,
 }
 
 /// A list with its resolution.
@@ -67,6 +70,17 @@ impl ResolvedSets {
         }
         resolution
     }
+
+    /// Remembers `resolution` for `list` instead of the one before, if `list` is still known.
+    pub fn update(&self, list: &Arc<[MemoryId]>, resolution: Arc<Resolution>) {
+        let mut entries = self.entries.lock();
+        if let Some(entry) = entries
+            .iter_mut()
+            .find(|(known, _)| Arc::ptr_eq(known, list))
+        {
+            entry.1 = resolution;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +110,22 @@ mod tests {
         let copy: Arc<[MemoryId]> = first.iter().copied().collect();
         sets.get_or_resolve(&copy, resolve);
         assert_eq!(resolutions.get(), 2);
+    }
+
+    #[test]
+    fn an_update_replaces_a_known_lists_resolution_only() {
+        let sets = ResolvedSets::default();
+        let known = list(2);
+        let resolved = |slot: u32| Resolution {
+            slots: vec![slot],
+            ..Resolution::default()
+        };
+        sets.get_or_resolve(&known, || resolved(1));
+        sets.update(&known, Arc::new(resolved(2)));
+        assert_eq!(sets.get_or_resolve(&known, || resolved(3)).slots, vec![2]);
+        let unknown = list(2);
+        sets.update(&unknown, Arc::new(resolved(4)));
+        assert_eq!(sets.get_or_resolve(&unknown, || resolved(5)).slots, vec![5]);
     }
 
     #[test]
