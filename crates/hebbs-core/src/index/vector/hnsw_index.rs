@@ -384,12 +384,15 @@ impl VectorIndex {
             };
             // Tombstones only grow: an unchanged count means no listed memory was forgotten.
             let forgotten = slots.deleted_len() != resolution.deleted_seen;
-            let late = resolve(&slots, &resolution.unslotted);
+            // A fresh resolution is current; a remembered one may have ids that have slots now.
+            let late = if remember {
+                resolve(&slots, &resolution.unslotted)
+            } else {
+                Resolution::default()
+            };
             if forgotten || !late.slots.is_empty() {
                 let current = Arc::new(bring_up_to_date(&slots, &resolution, late));
-                if remember {
-                    self.resolved.update(ids, Arc::clone(&current));
-                }
+                self.resolved.update(ids, Arc::clone(&current));
                 current
             } else {
                 resolution
