@@ -147,7 +147,7 @@ pub struct Int8;
 impl Int8 {
     /// The codes and the scale of a row.
     #[inline(always)]
-    fn split(row: &[i8]) -> (&[i8], f32) {
+    pub(super) fn split(row: &[i8]) -> (&[i8], f32) {
         let (codes, scale) = row.split_at(row.len().saturating_sub(SCALE_BYTES));
         let bytes: &[u8] = bytemuck::cast_slice(scale);
         let scale = match bytes {

@@ -5,7 +5,7 @@
 //! vector's exact row (see [`ExactRows`]) and re-scores its final candidates with them.
 
 use std::path::Path;
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Once, OnceLock};
 
 use parking_lot::{Mutex, RwLock};
 use rayon::prelude::*;
@@ -15,6 +15,7 @@ use super::checkpoint;
 use super::drain_worker;
 use super::exact_rows::ExactRows;
 use super::format::VectorFormat;
+use super::packed::PackedRows;
 use super::params::HnswParams;
 use super::pending::PendingQueue;
 use super::resolved::{Resolution, ResolvedSets};
@@ -365,7 +366,8 @@ impl VectorIndex {
     /// in memory (exact in the f32 format; ids not indexed, or forgotten, are skipped; an id
     /// listed twice is scored once). Only the `k` nearest are sorted (a selection finds them
     /// first). With `remember`, `ids` is a list the caller will pass again (a lookup answer the
-    /// store keeps), and the slots of its ids are remembered by it (see `resolved.rs`).
+    /// store keeps), and the slots of its ids are remembered by it (see `resolved.rs`); from
+    /// its second use an f32 index scans its packed rows first (see `packed.rs`).
     pub fn exact(
         &self,
         query: &[f32],
@@ -375,12 +377,12 @@ impl VectorIndex {
     ) -> Vec<Neighbor> {
         // The slot map's lock is not held while the scan runs on the thread pool: a task it
         // picks up there may be another read that waits behind a queued write.
-        let current = {
+        let (current, remembered) = {
             let slots = self.slots.read();
-            let resolution = if remember {
+            let (resolution, remembered) = if remember {
                 self.resolved.get_or_resolve(ids, || resolve(&slots, ids))
             } else {
-                Arc::new(resolve(&slots, ids))
+                (Arc::new(resolve(&slots, ids)), false)
             };
             // Tombstones only grow: an unchanged count means no listed memory was forgotten.
             let forgotten = slots.deleted_len() != resolution.deleted_seen;
@@ -393,15 +395,36 @@ impl VectorIndex {
             if forgotten || !late.slots.is_empty() {
                 let current = Arc::new(bring_up_to_date(&slots, &resolution, late));
                 self.resolved.update(ids, Arc::clone(&current));
-                current
+                (current, remembered)
             } else {
-                resolution
+                (resolution, remembered)
             }
         };
-        let mut hits = neighbors(
-            current.ids.iter().copied(),
-            self.graph.distances(query, &current.slots),
-        );
+        // A list used again is scanned over its packed rows, and only the rows that may be
+        // among the `k` nearest are scored exactly.
+        let packed = match &self.graph {
+            AnyGraph::F32(graph) if remembered && k < current.slots.len() => current
+                .packed
+                .get_or_init(|| {
+                    PackedRows::pack(&graph.vectors().view(), &current.slots, self.dimension)
+                })
+                .as_ref(),
+            _ => None,
+        };
+        let mut hits = match packed {
+            Some(packed) => {
+                let chosen = packed.candidates(query, k);
+                let slots: Vec<u32> = chosen.iter().map(|at| current.slots[*at]).collect();
+                neighbors(
+                    chosen.iter().map(|at| current.ids[*at]),
+                    self.graph.distances(query, &slots),
+                )
+            }
+            None => neighbors(
+                current.ids.iter().copied(),
+                self.graph.distances(query, &current.slots),
+            ),
+        };
         if k < hits.len() {
             hits.select_nth_unstable_by(k, |a, b| a.distance.total_cmp(&b.distance));
             hits.truncate(k);
@@ -463,6 +486,7 @@ fn resolve(slots: &SlotMap, ids: &[MemoryId]) -> Resolution {
         ids,
         unslotted,
         deleted_seen,
+        packed: OnceLock::new(),
     }
 }
 
@@ -485,6 +509,7 @@ fn bring_up_to_date(slots: &SlotMap, resolution: &Resolution, late: Resolution) 
         ids,
         unslotted: late.unslotted,
         deleted_seen,
+        packed: OnceLock::new(),
     }
 }
 

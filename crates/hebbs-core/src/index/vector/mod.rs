@@ -10,6 +10,7 @@ mod format;
 mod graph;
 mod hnsw_index;
 mod links;
+mod packed;
 mod page_buffer;
 mod params;
 mod pending;

@@ -8,12 +8,13 @@
 //! the index's life except when its memory is forgotten: a scan checks its pairs again when the
 //! index has more tombstones than when they were resolved, and remembers what it found. An id
 //! that had no slot yet (still being indexed, or without a vector) is looked up again on each
-//! use.
+//! use. A list used a second time also gets its rows packed (see `packed.rs`), once.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
+use super::packed::PackedRows;
 use crate::memory::MemoryId;
 
 /// Lists remembered at most; the least recently used goes first.
@@ -30,6 +31,9 @@ pub struct Resolution {
     pub unslotted: Vec<MemoryId>,
     /// The index's tombstones when it was made.
     pub deleted_seen: usize,
+    /// The int8 copy of the rows of `slots`, made on the list's second use (None when the
+    /// list is not worth packing).
+    pub packed: OnceLock<Option<PackedRows>>,
 }
 
 /// A list with its resolution.
@@ -42,12 +46,13 @@ pub struct ResolvedSets {
 }
 
 impl ResolvedSets {
-    /// The resolution of `list`, remembered or made by `resolve` (outside the lock) and kept.
+    /// The resolution of `list`, remembered or made by `resolve` (outside the lock) and kept,
+    /// and whether it was remembered.
     pub fn get_or_resolve(
         &self,
         list: &Arc<[MemoryId]>,
         resolve: impl FnOnce() -> Resolution,
-    ) -> Arc<Resolution> {
+    ) -> (Arc<Resolution>, bool) {
         {
             let mut entries = self.entries.lock();
             if let Some(at) = entries
@@ -57,7 +62,7 @@ impl ResolvedSets {
                 let entry = entries.remove(at);
                 let resolution = Arc::clone(&entry.1);
                 entries.push(entry);
-                return resolution;
+                return (resolution, true);
             }
         }
         let resolution = Arc::new(resolve());
@@ -68,7 +73,7 @@ impl ResolvedSets {
             }
             entries.push((Arc::clone(list), Arc::clone(&resolution)));
         }
-        resolution
+        (resolution, false)
     }
 
     /// Remembers `resolution` for `list` instead of the one before, if `list` is still known.
@@ -103,8 +108,10 @@ mod tests {
                 ..Resolution::default()
             }
         };
-        assert_eq!(sets.get_or_resolve(&first, resolve).slots, vec![7]);
-        assert_eq!(sets.get_or_resolve(&first, resolve).slots, vec![7]);
+        let (resolution, remembered) = sets.get_or_resolve(&first, resolve);
+        assert_eq!((resolution.slots.clone(), remembered), (vec![7], false));
+        let (resolution, remembered) = sets.get_or_resolve(&first, resolve);
+        assert_eq!((resolution.slots.clone(), remembered), (vec![7], true));
         assert_eq!(resolutions.get(), 1);
         // The same ids in another allocation are another list.
         let copy: Arc<[MemoryId]> = first.iter().copied().collect();
@@ -122,10 +129,13 @@ mod tests {
         };
         sets.get_or_resolve(&known, || resolved(1));
         sets.update(&known, Arc::new(resolved(2)));
-        assert_eq!(sets.get_or_resolve(&known, || resolved(3)).slots, vec![2]);
+        assert_eq!(sets.get_or_resolve(&known, || resolved(3)).0.slots, vec![2]);
         let unknown = list(2);
         sets.update(&unknown, Arc::new(resolved(4)));
-        assert_eq!(sets.get_or_resolve(&unknown, || resolved(5)).slots, vec![5]);
+        assert_eq!(
+            sets.get_or_resolve(&unknown, || resolved(5)).0.slots,
+            vec![5]
+        );
     }
 
     #[test]
