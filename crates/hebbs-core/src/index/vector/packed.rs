@@ -50,12 +50,7 @@ impl PackedRows {
         let parts: Vec<Option<Self>> = slots
             .par_chunks(SCAN_SLOTS_PER_TASK)
             .map(|part| {
-                let mut packed = Self {
-                    stride,
-                    codes: Vec::with_capacity(part.len() * stride),
-                    norms: Vec::with_capacity(part.len()),
-                    lost: Vec::with_capacity(part.len()),
-                };
+                let mut packed = Self::with_capacity(stride, part.len());
                 for slot in part {
                     let row = view.get(*slot)?;
                     let (norm, lost) = encoded(row, &mut packed.codes);
@@ -65,12 +60,7 @@ impl PackedRows {
                 Some(packed)
             })
             .collect();
-        let mut whole = Self {
-            stride,
-            codes: Vec::with_capacity(slots.len() * stride),
-            norms: Vec::with_capacity(slots.len()),
-            lost: Vec::with_capacity(slots.len()),
-        };
+        let mut whole = Self::with_capacity(stride, slots.len());
         for part in parts {
             let part = part?;
             whole.codes.extend(part.codes);
@@ -78,6 +68,16 @@ impl PackedRows {
             whole.lost.extend(part.lost);
         }
         Some(whole)
+    }
+
+    /// No rows yet, room for `rows`.
+    fn with_capacity(stride: usize, rows: usize) -> Self {
+        Self {
+            stride,
+            codes: Vec::with_capacity(rows * stride),
+            norms: Vec::with_capacity(rows),
+            lost: Vec::with_capacity(rows),
+        }
     }
 
     /// Rows held.
