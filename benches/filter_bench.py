@@ -59,8 +59,8 @@ TARGET_RECALL = 0.95
 BULK_BATCH = 2000
 #: Timed Chroma queries per filter: its filtered queries take 0.1 to 1 s each at 100k.
 CHROMA_QUERIES = 50
-#: Seconds Chroma's worker may take (ingest included).
-CHROMA_TIMEOUT_S = 3600
+#: Seconds Chroma's worker may take (ingest included: about an hour at 1M).
+CHROMA_TIMEOUT_S = 4 * 3600
 
 
 def load_hebbs(mem: hebbs.Hebbs, data: Data) -> dict[bytes, int]:
