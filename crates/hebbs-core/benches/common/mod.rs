@@ -6,13 +6,14 @@
 use hebbs_core::index::vector::{HnswParams, VectorFormat, VectorIndex};
 use hebbs_core::{Engine, EngineConfig, MemoryId, RememberInput};
 
-const COUNT: usize = 10_000;
-const DIM: usize = 384;
+pub const COUNT: usize = 10_000;
+pub const DIM: usize = 384;
 const CLUSTERS: usize = 100;
 /// Entities the memories are spread over (round robin).
 pub const ENTITIES: usize = 100;
 
-fn vectors(count: usize) -> Vec<Vec<f32>> {
+/// `count` clustered unit vectors, the same on every call.
+pub fn vectors(count: usize) -> Vec<Vec<f32>> {
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
         state ^= state << 13;

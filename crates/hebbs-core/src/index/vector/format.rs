@@ -20,15 +20,15 @@
 //! index re-scores its final candidates with the exact `f32` vectors anyway (see
 //! `recall::rescore`), so results and their relevance stay exact cosines.
 //!
-//! The integer dot product is a plain loop over `i8` pairs: inside the graph's `pulp` dispatch
-//! the compiler vectorises it for the CPU's instruction set (widening multiply-adds), with no
-//! intrinsic call to keep inlined.
+//! The integer dot product is `code_dot.rs`'s kernel, run with the instructions of the graph's
+//! `pulp` dispatch (AVX2's byte multiply-adds where the CPU has them).
 
 use std::borrow::Cow;
 
 use bytemuck::Pod;
 use pulp::Simd;
 
+use super::code_dot::code_dot;
 use super::dot::{dot, dot_in};
 use crate::error::{HebbsError, Result};
 
@@ -161,18 +161,13 @@ impl Int8 {
         (codes, scale)
     }
 
-    /// The dot product of two rows as the integer sum of code products times both scales.
+    /// The dot product of two rows as the integer sum of code products (`code_dot.rs`; it fits
+    /// an i32 for any dimension below 133,000) times both scales.
     #[inline(always)]
-    fn dot_rows(a: &[i8], b: &[i8]) -> f32 {
+    fn dot_rows<S: Simd>(simd: S, a: &[i8], b: &[i8]) -> f32 {
         let (a, a_scale) = Self::split(a);
         let (b, b_scale) = Self::split(b);
-        // A plain loop: the compiler turns it into widening multiply-adds for the dispatch's
-        // instruction set; the sum fits an i32 for any dimension below 133,000.
-        let mut sum = 0i32;
-        for (x, y) in a.iter().zip(b) {
-            sum += i32::from(*x) * i32::from(*y);
-        }
-        sum as f32 * a_scale * b_scale
+        code_dot(simd, a, b) as f32 * a_scale * b_scale
     }
 
     /// Appends the row of normalised `vector` to `row` (inlined, so inside a SIMD dispatch
@@ -240,12 +235,12 @@ impl Codec for Int8 {
     }
 
     #[inline(always)]
-    fn distance_in<S: Simd>(_simd: S, a: &[i8], b: &[i8]) -> f32 {
-        1.0 - Self::dot_rows(a, b)
+    fn distance_in<S: Simd>(simd: S, a: &[i8], b: &[i8]) -> f32 {
+        1.0 - Self::dot_rows(simd, a, b)
     }
 
     fn distance(a: &[i8], b: &[i8]) -> f32 {
-        1.0 - Self::dot_rows(a, b)
+        1.0 - Self::dot_rows(pulp::Scalar::new(), a, b)
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod any_graph;
 mod checkpoint;
+mod code_dot;
 mod dot;
 mod drain_worker;
 mod exact_rows;
