@@ -1,5 +1,5 @@
 //! [`code_dot`]: the integer dot product of two rows of int8 codes, the int8 format's distance
-//! kernel (`format.rs`) in the graph's walk and the packed scan.
+//! kernel (`format.rs`) in the graph's walk and the packed scan; [`int8_dot`] runs it alone.
 //!
 //! The codes lie in `-127..=127` (the format never writes -128). On x86-64 with AVX2 (`pulp`'s
 //! `V3`, and `V4`, which includes it) the kernel multiplies 32 code pairs an instruction with
@@ -16,7 +16,25 @@
 
 use std::any::Any;
 
-use pulp::Simd;
+use pulp::{Arch, Simd, WithSimd};
+
+/// [`code_dot`] under the CPU's own dispatch, for one pair of rows (the kernel's benchmark,
+/// `benches/row_kernels.rs`, and its tests).
+pub fn int8_dot(a: &[i8], b: &[i8]) -> i32 {
+    Arch::new().dispatch(Dispatched(a, b))
+}
+
+/// The kernel as one dispatch's work.
+struct Dispatched<'a>(&'a [i8], &'a [i8]);
+
+impl WithSimd for Dispatched<'_> {
+    type Output = i32;
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> i32 {
+        code_dot(simd, self.0, self.1)
+    }
+}
 
 /// The sum of `a[i] * b[i]` over the common length, for codes in `-127..=127`, with the
 /// instructions of `simd`.
@@ -88,21 +106,8 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use pulp::{Arch, WithSimd};
 
     use super::*;
-
-    /// [`code_dot`] under the CPU's own dispatch.
-    struct Dispatched<'a>(&'a [i8], &'a [i8]);
-
-    impl WithSimd for Dispatched<'_> {
-        type Output = i32;
-
-        #[inline(always)]
-        fn with_simd<S: Simd>(self, simd: S) -> i32 {
-            code_dot(simd, self.0, self.1)
-        }
-    }
 
     proptest! {
         /// Under the CPU's dispatch (AVX2 where the machine has it), the kernel equals the
@@ -117,7 +122,7 @@ mod tests {
             let a: Vec<i8> = pairs.iter().map(|p| p.0).collect();
             let b: Vec<i8> = pairs.iter().map(|p| p.1).collect();
             let expected: i32 = a.iter().zip(&b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
-            prop_assert_eq!(Arch::new().dispatch(Dispatched(&a, &b)), expected);
+            prop_assert_eq!(int8_dot(&a, &b), expected);
             prop_assert_eq!(code_dot(pulp::Scalar::new(), &a, &b), expected);
         }
     }
@@ -129,7 +134,7 @@ mod tests {
             let a = vec![x; 384];
             let b = vec![y; 384];
             let expected = 384 * i32::from(x) * i32::from(y);
-            assert_eq!(Arch::new().dispatch(Dispatched(&a, &b)), expected);
+            assert_eq!(int8_dot(&a, &b), expected);
         }
     }
 }

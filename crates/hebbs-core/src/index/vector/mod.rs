@@ -21,6 +21,7 @@ mod slots;
 mod vectors;
 mod wake;
 
+pub use code_dot::int8_dot;
 pub use dot::{dot, dot_in};
 pub use exact_rows::ExactRows;
 pub use format::VectorFormat;
