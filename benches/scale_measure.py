@@ -33,7 +33,9 @@ from numpy.typing import NDArray
 
 import hebbs
 
-EF_SWEEP = (10, 20, 50, 100)
+#: ef 30 is where an int8 walk starts at top_k 10 (`RESCORE_OVERSAMPLING` 3): equal recall is
+#: then compared at equal walks too.
+EF_SWEEP = (10, 20, 30, 50, 100)
 #: Times the sweep runs; the last pass is the steady state.
 PASSES = 2
 PURE_RELEVANCE = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
