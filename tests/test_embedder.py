@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from hebbs.embedder import (
     BUNDLED_DIMENSION,
     DEFAULT_MAX_LENGTH,
+    DEFAULT_SPIN,
     CallableEmbedder,
     Embedder,
     OnnxEmbedder,
@@ -309,6 +310,21 @@ def test_constructor_validation() -> None:
 def test_threads_option(embedder: OnnxEmbedder) -> None:
     single = OnnxEmbedder(bundled_model_path(), bundled_tokenizer_path(), threads=1)
     assert cosine_rows(single.embed(TEXTS), embedder.embed(TEXTS)).min() > 0.9999
+
+
+def test_spin_option_sets_the_session_and_keeps_the_vectors(embedder: OnnxEmbedder) -> None:
+    """``spin`` (the default) lets the workers spin within a pass and stops them when it
+    returns; ``spin=False`` never spins. Neither changes a vector."""
+    assert embedder.spin is DEFAULT_SPIN is True
+    still = OnnxEmbedder(bundled_model_path(), bundled_tokenizer_path(), spin=False)
+    spinning = embedder._session.get_session_options()
+    assert spinning.get_session_config_entry("session.intra_op.allow_spinning") == "1"
+    assert spinning.get_session_config_entry("session.force_spinning_stop") == "1"
+    sleeping = still._session.get_session_options()
+    assert sleeping.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    with pytest.raises(RuntimeError, match="force_spinning_stop"):
+        sleeping.get_session_config_entry("session.force_spinning_stop")
+    assert np.array_equal(still.embed(TEXTS), embedder.embed(TEXTS))
 
 
 # --- CallableEmbedder ------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from .constants import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_MAX_LENGTH,
     DEFAULT_POOLING,
+    DEFAULT_SPIN,
     MAX_BATCH,
     MAX_WAIT_S,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_MAX_LENGTH",
     "DEFAULT_POOLING",
+    "DEFAULT_SPIN",
     "MAX_BATCH",
     "MAX_WAIT_S",
     "BatchingEmbedder",

@@ -30,6 +30,12 @@ BUNDLED_TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eea
 DEFAULT_MAX_LENGTH: Final = 256
 #: Texts per ONNX run.
 DEFAULT_BATCH_SIZE: Final = 32
+#: Whether onnxruntime's intra-op workers spin-wait between the operators of a forward pass
+#: (they stop when the pass returns, ``session.force_spinning_stop``). On two quiet cores this
+#: takes a short query's pass from 4.2 to 3.1 ms and the default recall at 100k from 15.2 to
+#: 12.8 ms p50; with other processes busy on the cores it costs 1 to 3 ms a recall
+#: (docs/embedder.md, "Spinning").
+DEFAULT_SPIN: Final = True
 #: Pooling of token vectors into one text vector.
 DEFAULT_POOLING: Final = "mean"
 

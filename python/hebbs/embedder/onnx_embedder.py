@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._arrays import check_texts, empty_matrix, l2_normalize
-from .constants import DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH
+from .constants import DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_SPIN
 from .protocol import Embedder
 from .token_vectors import keep_mask, punctuation_ids
 
@@ -37,6 +37,7 @@ _ONNX_INT_TYPES: dict[str, type[np.signedinteger[Any]]] = {
 }
 _DEFAULT_PAD_TOKEN = "[PAD]"
 _ALLOW_SPINNING = "session.intra_op.allow_spinning"
+_FORCE_SPINNING_STOP = "session.force_spinning_stop"
 _MIN_MAX_LENGTH = 2  # room for the [CLS] and [SEP] special tokens
 _HIDDEN_STATE_RANK = 3  # [batch, sequence, dimension]
 
@@ -77,7 +78,11 @@ class OnnxEmbedder(Embedder):
     is padded only to its own longest text, and results come back in input order. Texts longer
     than ``max_length`` tokens are truncated. ``document_prefix`` is prepended to every text
     given to :meth:`embed`, ``query_prefix`` to every text given to :meth:`embed_query` (for
-    models such as E5 that expect ``"query: "`` / ``"passage: "``).
+    models such as E5 that expect ``"query: "`` / ``"passage: "``). ``threads`` sets
+    onnxruntime's intra-op threads (``None``: one a physical core); with ``spin`` (the default,
+    :data:`~hebbs.embedder.constants.DEFAULT_SPIN`) they spin-wait between the operators of a
+    forward pass and stop when it returns, which is faster on cores that are otherwise idle and
+    slower on cores that other processes keep busy (pass ``spin=False`` there).
 
     Instances are immutable after construction and safe to share between threads.
     """
@@ -92,6 +97,7 @@ class OnnxEmbedder(Embedder):
         max_length: int = DEFAULT_MAX_LENGTH,
         batch_size: int = DEFAULT_BATCH_SIZE,
         threads: int | None = None,
+        spin: bool = DEFAULT_SPIN,
     ) -> None:
         if pooling not in _POOLINGS:
             raise ValueError(f"pooling must be one of {_POOLINGS}, got {pooling!r}")
@@ -112,10 +118,11 @@ class OnnxEmbedder(Embedder):
         self.max_length = max_length
         self.batch_size = batch_size
         self.threads = threads
+        self.spin = spin
 
         self._tokenizer = load_tokenizer(self.tokenizer_path, max_length)
         self._punctuation: NDArray[np.int64] | None = None
-        self._session = _make_session(self.model_path, threads)
+        self._session = _make_session(self.model_path, threads, spin)
         self._input_types = _model_inputs(self._session, self.model_path)
         self._output_name, declared_dimension = _hidden_state_output(self._session, self.model_path)
         if declared_dimension is None:
@@ -224,12 +231,14 @@ class OnnxEmbedder(Embedder):
         return hidden, mask, encodings
 
 
-def _make_session(model: Path, threads: int | None) -> Any:
+def _make_session(model: Path, threads: int | None, spin: bool) -> Any:
     """A CPU session with every graph optimisation.
 
-    Intra-op worker threads do not spin-wait between calls: the embedder lives inside an
-    agent's process, and on shared cores spinning workers cost more than they save (measured:
-    p50 of one short query 6.8 ms without spinning against 11.6 ms with it, 2 busy cores).
+    With ``spin`` the intra-op workers spin-wait between the operators of one forward pass
+    (waking a sleeping worker costs tens of microseconds on a virtual machine, and a pass runs
+    a few hundred operators) and are told to stop when it returns, so they never spin while the
+    recall that follows the pass runs (spinning left on after the pass made the default recall
+    no faster, docs/embedder.md). Without it they sleep between operators.
     """
     import onnxruntime as ort  # type: ignore[import-untyped]
 
@@ -237,7 +246,9 @@ def _make_session(model: Path, threads: int | None) -> Any:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.inter_op_num_threads = 1
-    options.add_session_config_entry(_ALLOW_SPINNING, "0")
+    options.add_session_config_entry(_ALLOW_SPINNING, "1" if spin else "0")
+    if spin:
+        options.add_session_config_entry(_FORCE_SPINNING_STOP, "1")
     if threads is not None:
         options.intra_op_num_threads = threads
     return ort.InferenceSession(

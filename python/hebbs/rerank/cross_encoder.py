@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hebbs._inputs import invalid
+from hebbs.embedder.constants import DEFAULT_SPIN
 from hebbs.embedder.onnx_embedder import _make_session, _model_inputs, load_tokenizer
 from hebbs.errors import RerankError
 
@@ -42,7 +43,8 @@ class CrossEncoderReranker:
     difference) as ``logits`` or its first output. ``tokenizer_path`` is the model's
     ``tokenizer.json``. Pairs are run in batches of ``batch_size``, sorted by length so each
     batch pads little. The score is the raw logit: higher is more relevant; apply a sigmoid for
-    a probability.
+    a probability. ``threads`` and ``spin`` set onnxruntime's intra-op threads as for
+    :class:`~hebbs.embedder.OnnxEmbedder`.
 
     Safe to share between threads.
     """
@@ -55,6 +57,7 @@ class CrossEncoderReranker:
         max_length: int = DEFAULT_CROSS_ENCODER_MAX_LENGTH,
         batch_size: int = DEFAULT_CROSS_ENCODER_BATCH_SIZE,
         threads: int | None = None,
+        spin: bool = DEFAULT_SPIN,
     ) -> None:
         _check_count("max_length", max_length, _MIN_MAX_LENGTH)
         _check_count("batch_size", batch_size, 1)
@@ -72,7 +75,7 @@ class CrossEncoderReranker:
         self.batch_size = batch_size
         try:
             self._tokenizer = load_tokenizer(self.tokenizer_path, max_length)
-            self._session = _make_session(self.model_path, threads)
+            self._session = _make_session(self.model_path, threads, spin)
             self._input_types = _model_inputs(self._session, self.model_path)
         except Exception as error:
             raise RerankError(f"cannot load the cross-encoder: {error}") from error
