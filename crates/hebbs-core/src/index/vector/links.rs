@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard, RwLock};
 
-use super::vectors::CHUNK;
+/// Layer-0 rows per chunk: 528 KiB of lists at `M` 16, allocated (and zeroed) whole, so a
+/// small store's first chunk stays small.
+const CHUNK: usize = 1 << 12;
 
 /// Stripe locks for list writers (a node's lock is `slot % STRIPES`).
 const STRIPES: usize = 1024;

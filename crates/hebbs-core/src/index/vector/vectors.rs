@@ -16,9 +16,13 @@ use parking_lot::{Mutex, RwLock};
 
 use super::page_buffer::PageBuffer;
 
-/// Slots per chunk (a power of two): 6 MiB of 384-d vectors, three 2 MiB huge pages.
+/// Slots per chunk (a power of two): 24 MiB of 384-d `f32` vectors or 6.1 MiB of int8 rows,
+/// sealed from a huge-page boundary (see [`PageBuffer`]), so a chunk of either format lies on
+/// 2 MiB pages all but its last partial one.
 pub const CHUNK: usize = 1 << CHUNK_BITS;
-const CHUNK_BITS: usize = 12;
+const CHUNK_BITS: usize = 14;
+/// Bytes of one cache line, the unit [`VectorView::prefetch`] asks for.
+const CACHE_LINE: usize = 64;
 
 /// The chunk being filled: one cell per slot, set once.
 struct OpenChunk<T> {
@@ -77,12 +81,16 @@ impl<T: Pod> VectorView<T> {
         self.open.base + CHUNK
     }
 
-    /// Asks the CPU to start loading the first cache line of `slot`'s vector.
+    /// Asks the CPU to start loading every cache line of `slot`'s vector.
     #[inline]
     pub fn prefetch(&self, slot: u32) {
         let slot = slot as usize;
         if let Some(chunk) = self.sealed.get(slot >> CHUNK_BITS) {
-            prefetch_index::prefetch_index(chunk.as_slice(), (slot & (CHUNK - 1)) * self.dimension);
+            let start = (slot & (CHUNK - 1)) * self.dimension;
+            let step = (CACHE_LINE / std::mem::size_of::<T>()).max(1);
+            for at in (start..start + self.dimension).step_by(step) {
+                prefetch_index::prefetch_index(chunk.as_slice(), at);
+            }
         }
     }
 }
