@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use super::executor::{Candidate, RecallContext};
 use super::plan::StrategyPlan;
 use super::result::StrategyDetail;
-use super::similarity::nearest;
+use super::similarity::{nearest, Fetch};
 use super::strategy::Strategy;
 use super::structure::{structural_similarity, Structure};
 use crate::error::{HebbsError, Result};
@@ -42,8 +42,17 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
         return Ok(Vec::new());
     };
     let pool = plan.top_k.saturating_mul(ANALOGICAL_POOL_FACTOR);
-    let mut neighbors: Vec<Neighbor> =
-        nearest(context, &reference.query, pool, plan.ef_search, None, true)?;
+    let mut neighbors: Vec<Neighbor> = nearest(
+        context,
+        &reference.query,
+        pool,
+        plan.ef_search,
+        None,
+        Fetch {
+            filtered: true,
+            widen: true,
+        },
+    )?;
     neighbors.retain(|hit| Some(hit.id) != reference.exclude);
     let ids: Vec<MemoryId> = neighbors.iter().map(|hit| hit.id).collect();
     let records = context.store.records(&ids)?;
@@ -116,7 +125,7 @@ fn reference(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Result<Opt
             exclude: None,
         }));
     }
-    let Some(nearest_hit) = nearest(context, &query, 1, plan.ef_search, None, false)?
+    let Some(nearest_hit) = nearest(context, &query, 1, plan.ef_search, None, Fetch::EXACTLY_K)?
         .first()
         .copied()
     else {

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use super::executor::{Candidate, RecallContext};
 use super::plan::StrategyPlan;
 use super::result::StrategyDetail;
-use super::similarity::nearest;
+use super::similarity::{nearest, Fetch};
 use super::strategy::{CausalDirection, Strategy};
 use crate::error::{HebbsError, Result};
 use crate::memory::{EdgeType, MemoryId};
@@ -50,7 +50,7 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
         }
         None => {
             let query = context.cue.as_deref().unwrap_or_default();
-            match nearest(context, query, 1, plan.ef_search, None, false)?.first() {
+            match nearest(context, query, 1, plan.ef_search, None, Fetch::EXACTLY_K)?.first() {
                 Some(hit) => hit.id,
                 None => return Ok(Vec::new()),
             }

@@ -392,7 +392,7 @@ fn score(context: &RecallContext<'_>, merged: Vec<Merged>) -> Result<Vec<RecallR
 /// Whether the composite score of `request` is relevance alone (recency, importance and
 /// reinforcement weighted 0) and nothing re-orders the ranking after it: then the `top_k` most
 /// relevant accepted candidates are the answer, and the rest need no scoring fields.
-fn ranks_by_relevance(request: &RecallRequest) -> bool {
+pub(super) fn ranks_by_relevance(request: &RecallRequest) -> bool {
     let weights = &request.scoring_weights;
     weights.w_recency == 0.0
         && weights.w_importance == 0.0

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::executor::{Candidate, RecallContext};
 use super::plan::StrategyPlan;
 use super::result::StrategyDetail;
-use super::similarity::nearest;
+use super::similarity::{nearest, Fetch};
 use super::strategy::Strategy;
 use crate::error::Result;
 use crate::memory::MemoryId;
@@ -24,11 +24,16 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
     let text = context.request.cue_text.as_deref().unwrap_or_default();
     let pool = plan.top_k.max(HYBRID_MIN_POOL);
     let (dense, keyword) = rayon::join(
-        || nearest(context, cue, pool, plan.ef_search, plan.entity_id, true),
+        || {
+            let fetch = Fetch {
+                filtered: true,
+                widen: false,
+            };
+            nearest(context, cue, pool, plan.ef_search, plan.entity_id, fetch)
+        },
         || context.text.search(text, pool, plan.entity_id),
     );
-    let mut dense = dense?;
-    dense.truncate(pool);
+    let dense = dense?;
     let keyword = keyword?;
     let dense_ids: Vec<MemoryId> = dense.iter().map(|hit| hit.id).collect();
     let keyword_ids: Vec<MemoryId> = keyword.iter().map(|hit| hit.id).collect();

@@ -1,13 +1,17 @@
 //! The `similarity` strategy: k-NN on the cue embedding; relevance is the cosine similarity
 //! (`1 - distance`). It returns `max(top_k, ef_search)` candidates, the pool the HNSW search
 //! explores anyway, so the composite score (recency, importance, reinforcement) can rank more
-//! than the `top_k` nearest; raise `ef_search` for a larger pool. Entity-scoped searches are
+//! than the `top_k` nearest; raise `ef_search` for a larger pool. When the answer is the
+//! `top_k` most relevant (relevance alone weighted, no filter) the pool past them could only
+//! matter through ties and superseded memories, so it returns the `top_k` nearest unless one
+//! of those is seen (an int8 index then re-scores `RESCORE_OVERSAMPLING * top_k` candidates,
+//! not the whole walk's `ef`). Entity-scoped searches are
 //! planned: a small entity is scanned exactly, a large one is searched in the HNSW graph with an
 //! entity filter. With an int8 index the search fetches more candidates and re-scores them
 //! with the exact vectors (see [`super::rescore`]). [`nearest`] is the k-NN the other strategies
 //! start from.
 
-use super::executor::{Candidate, RecallContext, RecallFilter};
+use super::executor::{ranks_by_relevance, Candidate, RecallContext, RecallFilter};
 use super::plan::StrategyPlan;
 use super::request::RecallRequest;
 use super::rescore;
@@ -35,14 +39,26 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
     let Some(query) = context.cue.as_deref() else {
         return Ok(Vec::new());
     };
-    let neighbors = nearest(
-        context,
-        query,
-        plan.top_k,
-        plan.ef_search,
-        plan.entity_id,
-        true,
-    )?;
+    let search = |k: usize, widen: bool| {
+        let fetch = Fetch {
+            filtered: true,
+            widen,
+        };
+        nearest(context, query, k, plan.ef_search, plan.entity_id, fetch)
+    };
+    let neighbors = match narrow_weight(context) {
+        Some(weight) => {
+            // One more than asked shows whether the last one ties with what follows.
+            let mut hits = search(plan.top_k + 1, false)?;
+            if hits.len() > plan.top_k && !narrow_is_enough(context, &hits, plan.top_k, weight)? {
+                hits = search(plan.top_k, true)?;
+            } else {
+                hits.truncate(plan.top_k);
+            }
+            hits
+        }
+        None => search(plan.top_k, true)?,
+    };
     Ok(neighbors
         .into_iter()
         .map(|hit| Candidate {
@@ -55,8 +71,60 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
         .collect())
 }
 
-/// The `max(k, ef)` live memories nearest to normalised `query`, nearest first; only `entity`'s
-/// when given, and only those the request's filter selects when `filtered` (see
+/// The relevance weight when the request's answer is the `top_k` most relevant candidates (see
+/// [`ranks_by_relevance`]; a positive weight, no filter): then the similarity strategy can
+/// return its `top_k` nearest instead of its whole pool, unless [`narrow_is_enough`] says no.
+fn narrow_weight(context: &RecallContext<'_>) -> Option<f32> {
+    let weight = context.request.scoring_weights.w_relevance;
+    (ranks_by_relevance(context.request) && weight > 0.0 && context.filter.is_none())
+        .then_some(weight)
+}
+
+/// Whether the `k` nearest of `hits` (`k + 1` of them, nearest first) are the answer's: none
+/// of them is left out as superseded, and the next one does not tie the `k`-th's weighted
+/// relevance (ties are broken by creation time, over every candidate).
+fn narrow_is_enough(
+    context: &RecallContext<'_>,
+    hits: &[Neighbor],
+    k: usize,
+    weight: f32,
+) -> Result<bool> {
+    let relevance = |hit: &Neighbor| weight * (1.0 - hit.distance).clamp(0.0, 1.0);
+    if relevance(&hits[k]) >= relevance(&hits[k - 1]) {
+        return Ok(false);
+    }
+    if context.request.include_superseded {
+        return Ok(true);
+    }
+    let ids: Vec<MemoryId> = hits[..k].iter().map(|hit| hit.id).collect();
+    Ok(context
+        .store
+        .scoring_fields(&ids, true)?
+        .iter()
+        .flatten()
+        .all(|fields| !fields.header.superseded))
+}
+
+/// What [`nearest`] returns besides the nearest `k`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fetch {
+    /// Only the memories the request's filter selects.
+    pub filtered: bool,
+    /// `max(k, ef)` memories, the pool the walk explores anyway, not just `k`.
+    pub widen: bool,
+}
+
+impl Fetch {
+    /// The nearest `k`, unfiltered: a seed, or a read outside a recall.
+    pub const EXACTLY_K: Self = Self {
+        filtered: false,
+        widen: false,
+    };
+}
+
+/// The `k` live memories nearest to normalised `query` (`max(k, ef)` when `fetch.widen`),
+/// nearest first; only `entity`'s when given, and only those the request's filter selects
+/// when `fetch.filtered` (see
 /// [`crate::filter::FilterPlan`]: a selective filter's memories are scored exactly, otherwise
 /// the graph search checks the filter on the nodes it returns). `ef` defaults to the index's
 /// `ef_search`. Distances are exact whatever the index's format.
@@ -66,13 +134,13 @@ pub(super) fn nearest(
     k: usize,
     ef_search: Option<usize>,
     entity: Option<&str>,
-    filtered: bool,
+    Fetch { filtered, widen }: Fetch,
 ) -> Result<Vec<Neighbor>> {
     let Some(index) = context.index else {
         return Ok(Vec::new());
     };
     let ef = ef_search.unwrap_or(index.default_ef_search());
-    let pool = k.max(ef);
+    let pool = if widen { k.max(ef) } else { k };
     // An int8 index ranks approximately: fetch more, keep the best after the exact re-score.
     let approximate = index.is_approximate();
     let fetch = if approximate {
@@ -275,9 +343,7 @@ pub(crate) fn nearest_to(
         now_us: 0,
         filter: None,
     };
-    let mut hits = nearest(&context, query, k, None, entity, false)?;
-    hits.truncate(k);
-    Ok(hits)
+    nearest(&context, query, k, None, entity, Fetch::EXACTLY_K)
 }
 
 fn exact_scan(
@@ -291,10 +357,7 @@ fn exact_scan(
         .iter()
         .zip(vectors)
         .filter_map(|(id, vector)| {
-            vector.map(|vector| Neighbor {
-                id: *id,
-                distance: (1.0 - dot(query, &vector)).max(0.0),
-            })
+            vector.map(|vector| Neighbor::scored(*id, (1.0 - dot(query, &vector)).max(0.0)))
         })
         .collect();
     hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));

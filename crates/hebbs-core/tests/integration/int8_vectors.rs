@@ -9,6 +9,7 @@ use std::fs;
 use std::path::Path;
 
 use hebbs_core::index::vector::{HnswParams, VectorFormat};
+use hebbs_core::recall::{RecallRequest, ScoringWeights};
 use hebbs_core::{Engine, EngineConfig, MemoryId};
 use proptest::prelude::*;
 
@@ -135,6 +136,60 @@ proptest! {
         let ids = remember(&engine, &data);
         let recall = check_answers(&engine, &ids, &data, &queries);
         prop_assert_eq!(recall, 1.0);
+    }
+}
+
+/// A similarity recall on an int8 store answers exact cosines whether the composite ranks a
+/// wide pool (seed 000's weights: `max(top_k, ef)` candidates re-scored) or relevance alone
+/// (the `top_k` nearest, `RESCORE_OVERSAMPLING * top_k` re-scored), and at an `ef` above the
+/// store's size relevance alone answers the brute force's top-k in its order.
+#[test]
+fn a_relevance_only_recall_rescores_only_what_it_returns_and_stays_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path(), config(Some(VectorFormat::Int8), 50)).unwrap();
+    let mut rng = Rng(5);
+    let data = clustered(&mut rng, 400, 9, 32, 0.7);
+    let queries = clustered(&mut rng, 12, 9, 32, 0.7);
+    let ids = remember(&engine, &data);
+    let relevance_only = ScoringWeights {
+        w_relevance: 1.0,
+        w_recency: 0.0,
+        w_importance: 0.0,
+        w_reinforcement: 0.0,
+        ..ScoringWeights::default()
+    };
+    for query in &queries {
+        let expected: Vec<MemoryId> = brute_force(&data, query, K)
+            .into_iter()
+            .map(|(row, _)| ids[row])
+            .collect();
+        for (weights, ef) in [
+            (relevance_only, 500),
+            (ScoringWeights::default(), 500),
+            (relevance_only, 10),
+        ] {
+            let request = RecallRequest {
+                top_k: K,
+                ef_search: Some(ef),
+                scoring_weights: weights,
+                ..RecallRequest::similarity(query.clone())
+            };
+            let results = engine.recall(&request).unwrap().results;
+            assert_eq!(results.len(), K);
+            for result in &results {
+                let row = ids.iter().position(|id| *id == result.memory.id).unwrap();
+                let exact = exact_cosine(query, &data[row]);
+                let relevance = f64::from(result.signals.relevance);
+                assert!(
+                    (relevance - exact).abs() < 1e-5,
+                    "{relevance} is not {exact}"
+                );
+            }
+            if weights == relevance_only && ef == 500 {
+                let got: Vec<MemoryId> = results.iter().map(|r| r.memory.id).collect();
+                assert_eq!(got, expected);
+            }
+        }
     }
 }
 

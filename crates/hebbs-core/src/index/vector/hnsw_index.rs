@@ -38,6 +38,21 @@ pub struct Neighbor {
     pub id: MemoryId,
     /// Cosine distance, `1 - cosine similarity`.
     pub distance: f32,
+    /// The index slot the hit was read from, when it came from the graph: saves the re-score
+    /// of an int8 index a lookup by id (checked against the slot's row, so a stale one only
+    /// costs that lookup).
+    pub slot: Option<u32>,
+}
+
+impl Neighbor {
+    /// A hit scored outside the index (from the store's vectors).
+    pub fn scored(id: MemoryId, distance: f32) -> Self {
+        Self {
+            id,
+            distance,
+            slot: None,
+        }
+    }
 }
 
 /// The HNSW index over memory vectors.
@@ -184,7 +199,12 @@ impl VectorIndex {
         let mut missing = Vec::new();
         let mut row = Vec::new();
         for hit in hits {
-            let Some(slot) = slots.live_slot(&hit.id) else {
+            // The slot the search found it at if that is still its slot, else a lookup.
+            let hinted = hit
+                .slot
+                .map(|slot| slot as usize)
+                .filter(|&slot| slots.live_id(slot) == Some(hit.id));
+            let Some(slot) = hinted.or_else(|| slots.live_slot(&hit.id)) else {
                 continue;
             };
             match self
@@ -357,7 +377,13 @@ impl VectorIndex {
         }
         let hits = hits
             .into_iter()
-            .filter_map(|(slot, distance)| slots.live_id(slot).map(|id| Neighbor { id, distance }))
+            .filter_map(|(slot, distance)| {
+                slots.live_id(slot).map(|id| Neighbor {
+                    id,
+                    distance,
+                    slot: Some(slot_u32(slot)),
+                })
+            })
             .collect();
         (hits, stopped)
     }
@@ -520,12 +546,7 @@ fn neighbors(
 ) -> Vec<Neighbor> {
     ids.into_iter()
         .zip(distances)
-        .filter_map(|(id, distance)| {
-            Some(Neighbor {
-                id,
-                distance: distance?.max(0.0),
-            })
-        })
+        .filter_map(|(id, distance)| Some(Neighbor::scored(id, distance?.max(0.0))))
         .collect()
 }
 
@@ -535,4 +556,66 @@ fn sort_dedup_truncate(hits: &mut Vec<(usize, f32)>, k: usize) {
     let mut seen = std::collections::HashSet::with_capacity(hits.len());
     hits.retain(|hit| seen.insert(hit.0));
     hits.truncate(k);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::vector::dot;
+
+    /// An int8 index of three 4-d unit vectors with its exact rows in `dir`.
+    fn int8_index(dir: &Path) -> (VectorIndex, Vec<MemoryId>, Vec<Vec<f32>>) {
+        let rows = ExactRows::open(&dir.join("exact.f32"), 4).unwrap();
+        let index = VectorIndex::new(HnswParams::default(), 4, VectorFormat::Int8)
+            .with_exact_rows(Some(Arc::new(rows)));
+        let vectors = vec![
+            vec![1.0, 0.0, 0.0, 0.0],
+            vec![0.6, 0.8, 0.0, 0.0],
+            vec![0.0, 0.0, 0.6, 0.8],
+        ];
+        let ids: Vec<MemoryId> = vectors.iter().map(|_| MemoryId::new()).collect();
+        for (id, vector) in ids.iter().zip(&vectors) {
+            index.insert(*id, None, vector);
+        }
+        (index, ids, vectors)
+    }
+
+    #[test]
+    fn the_rescore_trusts_a_slot_hint_only_while_it_is_that_memorys_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, ids, vectors) = int8_index(dir.path());
+        let query = [0.8, 0.6, 0.0, 0.0];
+        let exact = |row: usize| (1.0 - dot(&query, &vectors[row])).max(0.0);
+        let hit = |row: usize, slot: Option<u32>| Neighbor {
+            id: ids[row],
+            distance: 0.5,
+            slot,
+        };
+        // Its own slot, another memory's slot, none: each is scored with its own vector.
+        let (scored, missing) =
+            index.rescore(&query, vec![hit(0, Some(0)), hit(1, Some(2)), hit(2, None)]);
+        assert!(missing.is_empty());
+        for (at, row) in [0, 1, 2].into_iter().enumerate() {
+            assert_eq!(scored[at].id, ids[row]);
+            assert!((scored[at].distance - exact(row)).abs() < 1e-6);
+        }
+        // A forgotten memory is dropped, whatever its hint.
+        assert!(index.delete(&ids[1]));
+        let (scored, missing) = index.rescore(&query, vec![hit(1, Some(1)), hit(0, Some(1))]);
+        assert!(missing.is_empty());
+        assert_eq!(scored.len(), 1);
+        assert_eq!(scored[0].id, ids[0]);
+        assert!((scored[0].distance - exact(0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn search_hits_carry_their_slots() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, ids, _) = int8_index(dir.path());
+        let hits = index.search(&[1.0, 0.0, 0.0, 0.0], 3, None, None);
+        for hit in hits {
+            let slot = ids.iter().position(|id| *id == hit.id).unwrap();
+            assert_eq!(hit.slot, Some(slot as u32));
+        }
+    }
 }
