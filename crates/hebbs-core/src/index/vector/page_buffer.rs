@@ -6,7 +6,8 @@
 //! covers 512 times as much. The kernel backs only whole, aligned 2 MiB ranges of a mapping with
 //! huge pages, so a buffer of at least [`HUGE_PAGE`] bytes is mapped one huge page longer and
 //! starts at the first 2 MiB boundary inside the map (the unused ends are never touched, so they
-//! cost address space, not memory). The advice is a hint: where the kernel has no huge page to
+//! cost address space, not memory), and only its whole huge pages are advised: a partial last
+//! one would hold 2 MiB for a few KiB of values (an int8 chunk is 3 huge pages and 64 KiB). The advice is a hint: where the kernel has no huge page to
 //! give (or is not Linux), the buffer is still correct, on ordinary pages.
 
 use bytemuck::Pod;
@@ -30,17 +31,18 @@ impl<T: Pod> PageBuffer<T> {
     pub fn zeroed(len: usize) -> Self {
         let bytes = len * std::mem::size_of::<T>();
         let slack = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 0 };
-        let map = (bytes > 0).then(|| {
-            let map = MmapMut::map_anon(bytes + slack).expect("mapping anonymous memory");
-            advise_huge_pages(&map);
-            map
-        });
+        let map = (bytes > 0)
+            .then(|| MmapMut::map_anon(bytes + slack).expect("mapping anonymous memory"));
         // The address is only read, to find the first boundary; a page-aligned map is aligned
         // for every `Pod` value.
         let start = match &map {
             Some(map) if slack > 0 => (HUGE_PAGE - map.as_ptr() as usize % HUGE_PAGE) % HUGE_PAGE,
             _ => 0,
         };
+        // Only the whole huge pages of the values: a partial last one would hold a full 2 MiB.
+        if let Some(map) = &map {
+            advise_huge_pages(map, start, bytes - bytes % HUGE_PAGE);
+        }
         Self {
             map,
             start,
@@ -71,15 +73,18 @@ impl<T: Pod> Default for PageBuffer<T> {
     }
 }
 
+/// Asks for huge pages over `len` bytes of `map` from `offset` (none when `len` is 0).
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(map: &MmapMut) {
+fn advise_huge_pages(map: &MmapMut, offset: usize, len: usize) {
     // Best effort: a kernel without transparent huge pages refuses the advice, and the buffer
     // then simply stays on ordinary pages.
-    let _ = map.advise(memmap2::Advice::HugePage);
+    if len > 0 {
+        let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_map: &MmapMut) {}
+fn advise_huge_pages(_map: &MmapMut, _offset: usize, _len: usize) {}
 
 #[cfg(test)]
 mod tests {
