@@ -2,10 +2,11 @@
 //! (`1 - distance`). It returns `max(top_k, ef_search)` candidates, the pool the HNSW search
 //! explores anyway, so the composite score (recency, importance, reinforcement) can rank more
 //! than the `top_k` nearest; raise `ef_search` for a larger pool. When the answer is the
-//! `top_k` most relevant (relevance alone weighted, no filter) the pool past them could only
-//! matter through ties and superseded memories, so it returns the `top_k` nearest unless one
-//! of those is seen (an int8 index then re-scores `RESCORE_OVERSAMPLING * top_k` candidates,
-//! not the whole walk's `ef`). Entity-scoped searches are
+//! `top_k` most relevant (relevance alone weighted, no filter, no relevance floor) the pool
+//! past them could only matter through ties and superseded memories, so it returns the `top_k`
+//! nearest unless one of those is seen (an int8 index then re-scores
+//! `RESCORE_OVERSAMPLING * top_k` candidates, not the whole walk's `ef`). Entity-scoped
+//! searches are
 //! planned: a small entity is scanned exactly, a large one is searched in the HNSW graph with an
 //! entity filter. With an int8 index the search fetches more candidates and re-scores them
 //! with the exact vectors (see [`super::rescore`]). [`nearest`] is the k-NN the other strategies
@@ -72,12 +73,17 @@ pub(super) fn run(context: &RecallContext<'_>, plan: &StrategyPlan<'_>) -> Resul
 }
 
 /// The relevance weight when the request's answer is the `top_k` most relevant candidates (see
-/// [`ranks_by_relevance`]; a positive weight, no filter): then the similarity strategy can
-/// return its `top_k` nearest instead of its whole pool, unless [`narrow_is_enough`] says no.
+/// [`ranks_by_relevance`]; a positive weight, no filter, no relevance floor, whose
+/// `below_threshold` counts the whole pool): then the similarity strategy can return its
+/// `top_k` nearest instead of its whole pool, unless [`narrow_is_enough`] says no.
 fn narrow_weight(context: &RecallContext<'_>) -> Option<f32> {
-    let weight = context.request.scoring_weights.w_relevance;
-    (ranks_by_relevance(context.request) && weight > 0.0 && context.filter.is_none())
-        .then_some(weight)
+    let request = context.request;
+    let weight = request.scoring_weights.w_relevance;
+    let narrow = ranks_by_relevance(request)
+        && weight > 0.0
+        && context.filter.is_none()
+        && request.min_relevance.is_none();
+    narrow.then_some(weight)
 }
 
 /// Whether the `k` nearest of `hits` (`k + 1` of them, nearest first) are the answer's: none

@@ -142,7 +142,8 @@ proptest! {
 /// A similarity recall on an int8 store answers exact cosines whether the composite ranks a
 /// wide pool (seed 000's weights: `max(top_k, ef)` candidates re-scored) or relevance alone
 /// (the `top_k` nearest, `RESCORE_OVERSAMPLING * top_k` re-scored), and at an `ef` above the
-/// store's size relevance alone answers the brute force's top-k in its order.
+/// store's size relevance alone answers the brute force's top-k in its order; a relevance
+/// floor still counts what it drops over the whole pool.
 #[test]
 fn a_relevance_only_recall_rescores_only_what_it_returns_and_stays_exact() {
     let dir = tempfile::tempdir().unwrap();
@@ -190,6 +191,20 @@ fn a_relevance_only_recall_rescores_only_what_it_returns_and_stays_exact() {
                 assert_eq!(got, expected);
             }
         }
+        // A relevance floor counts what it drops over the whole pool (every memory at ef 500).
+        let floor = 0.5;
+        let request = RecallRequest {
+            top_k: K,
+            ef_search: Some(500),
+            scoring_weights: relevance_only,
+            min_relevance: Some(floor),
+            ..RecallRequest::similarity(query.clone())
+        };
+        let below = data
+            .iter()
+            .filter(|vector| exact_cosine(query, vector).clamp(0.0, 1.0) < f64::from(floor))
+            .count();
+        assert_eq!(engine.recall(&request).unwrap().below_threshold, below);
     }
 }
 
