@@ -203,9 +203,17 @@ mod avx2 {
     /// The i32 lane sums of `row` times each of `B` tokens (of the row's length), the row
     /// widened once per chunk and each token in its own accumulator.
     #[inline(always)]
-    fn block_sums<const B: usize>(simd: V3, row: &[i8x16], tokens: [&[i16x16]; B]) -> [i32x8; B] {
+    fn block_sums<const B: usize>(
+        simd: V3,
+        row: &[i8x16],
+        mut tokens: [&[i16x16]; B],
+    ) -> [i32x8; B] {
         let n = row.len();
-        let tokens = tokens.map(|token| &token[..n]);
+        // Cut to the row's length in a plain loop: `array::map` is a function of its own that
+        // the compiler may leave out of line (tests/test_simd_inlined.py).
+        for token in &mut tokens {
+            *token = &token[..n];
+        }
         let mut sums = [simd.splat_i32s(0); B];
         for (i, chunk) in row.iter().enumerate() {
             let wide = simd.convert_i8x16_to_i16x16(*chunk);
