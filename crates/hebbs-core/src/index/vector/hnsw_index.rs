@@ -39,8 +39,8 @@ pub struct Neighbor {
     /// Cosine distance, `1 - cosine similarity`.
     pub distance: f32,
     /// The index slot the hit was read from, when it came from the graph: saves the re-score
-    /// of an int8 index a lookup by id (checked against the slot's row, so a stale one only
-    /// costs that lookup).
+    /// of an int8 index a lookup by id (used only while the slot is still that memory's, so a
+    /// stale one only costs that lookup).
     pub slot: Option<u32>,
 }
 
