@@ -10,6 +10,7 @@
 //! loads.
 
 use std::collections::HashMap;
+use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -189,7 +190,6 @@ impl Links {
     }
 
     /// The level of `slot`: how many upper-layer rows it has.
-    #[cfg(test)]
     pub fn level(&self, slot: u32) -> u8 {
         self.upper.read().get(&slot).map_or(0, |rows| {
             u8::try_from(rows.len() / self.row).expect("at most 255 layers")
@@ -197,90 +197,94 @@ impl Links {
     }
 }
 
-/// The lists of slots `0..slots` as plain numbers, for the checkpoint: each node's level, the
-/// layer-0 rows, and the upper rows of the nodes above layer 0 in slot order.
-pub struct RawLinks {
-    /// Level of each slot.
-    pub levels: Vec<u8>,
-    /// `slots` rows of `1 + 2M` numbers.
-    pub layer0: Vec<u32>,
-    /// For each slot in order, `level` rows of `1 + M` numbers.
-    pub upper: Vec<u32>,
-}
-
 impl Links {
-    /// The lists of slots `0..slots` as plain numbers.
-    pub fn to_raw(&self, slots: usize) -> RawLinks {
+    /// Writes the lists of slots `0..slots` for the checkpoint, as little-endian `u32`s: each
+    /// node's level (one byte a slot), the layer-0 rows, then the upper rows of the nodes above
+    /// layer 0 in slot order. Streams chunk by chunk: no copy of the whole lists.
+    pub fn write_to(&self, slots: usize, out: &mut impl Write) -> io::Result<()> {
         let chunks = Arc::clone(&self.chunks.read());
         let upper = self.upper.read();
-        let mut raw = RawLinks {
-            levels: Vec::with_capacity(slots),
-            layer0: Vec::with_capacity(slots * self.row0),
-            upper: Vec::new(),
-        };
-        for slot in 0..slots {
-            let start = (slot % CHUNK) * self.row0;
-            match chunks.get(slot / CHUNK) {
-                Some(chunk) => raw.layer0.extend(
-                    chunk[start..start + self.row0]
+        let levels: Vec<u8> = (0..slots)
+            .map(|slot| {
+                upper
+                    .get(&super::vectors::slot_u32(slot))
+                    .map_or(0, |rows| {
+                        u8::try_from(rows.len() / self.row).expect("at most 255 layers")
+                    })
+            })
+            .collect();
+        out.write_all(&levels)?;
+        let mut buffer: Vec<u32> = Vec::with_capacity(CHUNK * self.row0);
+        for first in (0..slots).step_by(CHUNK) {
+            let numbers = (slots - first).min(CHUNK) * self.row0;
+            buffer.clear();
+            match chunks.get(first / CHUNK) {
+                Some(chunk) => buffer.extend(
+                    chunk[..numbers]
                         .iter()
                         .map(|link| link.load(Ordering::Acquire)),
                 ),
-                None => raw.layer0.extend(std::iter::repeat_n(0, self.row0)),
+                None => buffer.resize(numbers, 0),
             }
-            let rows = upper.get(&super::vectors::slot_u32(slot));
-            raw.levels.push(rows.map_or(0, |rows| {
-                u8::try_from(rows.len() / self.row).expect("at most 255 layers")
-            }));
-            if let Some(rows) = rows {
-                raw.upper
-                    .extend(rows.iter().map(|link| link.load(Ordering::Acquire)));
+            out.write_all(bytemuck::cast_slice(&buffer))?;
+        }
+        for (slot, &level) in levels.iter().enumerate() {
+            if level > 0 {
+                let rows = &upper[&super::vectors::slot_u32(slot)];
+                buffer.clear();
+                buffer.extend(rows.iter().map(|link| link.load(Ordering::Acquire)));
+                out.write_all(bytemuck::cast_slice(&buffer))?;
             }
         }
-        raw
+        Ok(())
     }
 
-    /// Lists for `m` links per node from [`Links::to_raw`]'s numbers; `None` if they do not
-    /// fit together (a length past a row's capacity, a link to a slot that does not exist, or
-    /// too few or too many numbers).
-    pub fn from_raw(m: usize, raw: &RawLinks) -> Option<Self> {
+    /// Reads the lists of `slots` nodes with `m` links written by [`Links::write_to`] from
+    /// `source`, straight into their chunks. An `InvalidData` error if they do not fit
+    /// together (a length past a row's capacity, a link to a slot that does not exist).
+    pub fn read_from(m: usize, slots: usize, source: &mut impl Read) -> io::Result<Self> {
         let links = Self::new(m);
-        let slots = raw.levels.len();
-        let upper_rows: usize = raw.levels.iter().map(|&level| usize::from(level)).sum();
-        if raw.layer0.len() != slots * links.row0 || raw.upper.len() != upper_rows * links.row {
-            return None;
-        }
+        let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
         let valid = |rows: &[u32], row: usize| {
             rows.chunks_exact(row).all(|list| {
                 let len = (list[0] & !COMPLETE) as usize;
                 len < row && list[1..=len].iter().all(|&link| (link as usize) < slots)
             })
         };
-        if !valid(&raw.layer0, links.row0) || !valid(&raw.upper, links.row) {
-            return None;
+        let mut levels = vec![0u8; slots];
+        source.read_exact(&mut levels)?;
+        let mut buffer = vec![0u32; CHUNK * links.row0];
+        let mut chunks: Vec<Row0Chunk> = Vec::with_capacity(slots.div_ceil(CHUNK));
+        for first in (0..slots).step_by(CHUNK) {
+            let rows = &mut buffer[..(slots - first).min(CHUNK) * links.row0];
+            source.read_exact(bytemuck::cast_slice_mut(rows))?;
+            if !valid(rows, links.row0) {
+                return Err(invalid("a layer-0 list does not fit the graph"));
+            }
+            chunks.push(
+                rows.iter()
+                    .copied()
+                    .chain(std::iter::repeat(0))
+                    .take(CHUNK * links.row0)
+                    .map(AtomicU32::new)
+                    .collect(),
+            );
         }
-        let chunks: Vec<Row0Chunk> = raw
-            .layer0
-            .chunks(CHUNK * links.row0)
-            .map(|chunk| {
-                let mut rows: Vec<AtomicU32> = chunk.iter().map(|&v| AtomicU32::new(v)).collect();
-                rows.resize_with(CHUNK * links.row0, || AtomicU32::new(0));
-                rows.into()
-            })
-            .collect();
         *links.chunks.write() = Arc::new(chunks);
-        let mut rest = raw.upper.as_slice();
         let mut upper = links.upper.write();
-        for (slot, &level) in raw.levels.iter().enumerate() {
+        for (slot, &level) in levels.iter().enumerate() {
             if level > 0 {
-                let (rows, tail) = rest.split_at(usize::from(level) * links.row);
-                rest = tail;
-                let rows = rows.iter().map(|&v| AtomicU32::new(v)).collect();
+                let rows = &mut buffer[..usize::from(level) * links.row];
+                source.read_exact(bytemuck::cast_slice_mut(rows))?;
+                if !valid(rows, links.row) {
+                    return Err(invalid("an upper-layer list does not fit the graph"));
+                }
+                let rows = rows.iter().copied().map(AtomicU32::new).collect();
                 upper.insert(super::vectors::slot_u32(slot), rows);
             }
         }
         drop(upper);
-        Some(links)
+        Ok(links)
     }
 }
 
@@ -317,32 +321,45 @@ mod tests {
     }
 
     #[test]
-    fn raw_numbers_round_trip_and_bad_ones_are_refused() {
+    fn written_lists_read_back_and_bad_ones_are_refused() {
         let links = Links::new(2);
-        for slot in 0..5u32 {
+        let slots = CHUNK as u32 + 5;
+        for slot in 0..slots {
             links.add_node(slot, u8::from(slot == 3) * 2);
-            links.set(slot, 0, &[(slot + 1) % 5]);
+            links.set(slot, 0, &[(slot + 1) % slots]);
         }
         links.set(3, 2, &[0, 1]);
-        let raw = links.to_raw(5);
-        assert_eq!(raw.levels, [0, 0, 0, 2, 0]);
-        let back = Links::from_raw(2, &raw).expect("valid lists");
+        links.mark_complete(4);
+        let mut bytes = Vec::new();
+        links.write_to(slots as usize, &mut bytes).expect("written");
+        let back = Links::read_from(2, slots as usize, &mut bytes.as_slice()).expect("valid lists");
         let mut out = Vec::new();
         back.get(&back.view(), 3, 2, &mut out);
         assert_eq!(out, [0, 1]);
-        back.get(&back.view(), 4, 0, &mut out);
+        assert_eq!((back.level(3), back.level(4)), (2, 0));
+        back.get(&back.view(), CHUNK as u32 + 4, 0, &mut out);
         assert_eq!(out, [0]);
-        let mut bad = raw;
-        bad.layer0[1] = 9;
+        assert!(back.view().is_complete(4) && !back.view().is_complete(5));
+        let mut again = Vec::new();
+        back.write_to(slots as usize, &mut again).expect("written");
+        assert_eq!(again, bytes, "a round trip writes the same bytes");
+
+        let row0 = |slot: usize| slots as usize + slot * 5 * 4;
+        let mut bad = bytes.clone();
+        bad[row0(1) + 4..row0(1) + 8].copy_from_slice(&slots.to_le_bytes());
         assert!(
-            Links::from_raw(2, &bad).is_none(),
+            Links::read_from(2, slots as usize, &mut bad.as_slice()).is_err(),
             "a link to a missing slot"
         );
-        bad.layer0[1] = 1;
-        bad.layer0[0] = 7;
+        let mut bad = bytes.clone();
+        bad[row0(1)] = 7;
         assert!(
-            Links::from_raw(2, &bad).is_none(),
+            Links::read_from(2, slots as usize, &mut bad.as_slice()).is_err(),
             "a length past the capacity"
+        );
+        assert!(
+            Links::read_from(2, slots as usize, &mut &bytes[..bytes.len() - 1]).is_err(),
+            "too few numbers"
         );
     }
 

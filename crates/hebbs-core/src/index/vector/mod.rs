@@ -18,6 +18,7 @@ mod pending;
 mod resolved;
 mod scan;
 mod slots;
+mod summed;
 mod vectors;
 mod wake;
 
