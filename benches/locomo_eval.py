@@ -8,7 +8,8 @@ evidence turn ids. ``--latency`` also measures end-to-end recall + late-interact
     .venv/bin/python benches/locomo_eval.py [--top-n 50] [--cross-encoder-model M.onnx
         --cross-encoder-tokenizer tokenizer.json] [--rerank-url URL [--rerank-model NAME]]
         [--serve-rerank] [--latency 5000,100000 [--no-eval]]
-        [--one-call [--questions N] [--experiments] [--passes 2] [--calls TEXT]]
+        [--one-call [--questions N] [--experiments] [--passes 2] [--calls TEXT]
+        [--token-pool-factor 1]]
         [--stage-latency 5000,100000] [--calibration]
 
 ``--one-call`` runs the evaluation of one ``recall()`` a question instead (``locomo/one_call.py``):
@@ -36,6 +37,7 @@ from collections import defaultdict
 from contextlib import ExitStack
 from pathlib import Path
 
+from hebbs.api.requests import DEFAULT_TOKEN_POOL_FACTOR
 from hebbs.embedder import default_embedder
 from hebbs.rerank import (
     DEFAULT_RERANK_TOP_N,
@@ -58,7 +60,14 @@ def main() -> None:
         calibration.report(conversations)
         return
     if args.one_call:
-        one_call.evaluate(conversations, args.questions, args.experiments, args.passes, args.calls)
+        one_call.evaluate(
+            conversations,
+            args.questions,
+            args.experiments,
+            args.passes,
+            args.calls,
+            args.token_pool_factor,
+        )
         return
     if args.stage_latency:
         stage_latency.report(conversations, [int(n) for n in args.stage_latency.split(",")])
@@ -147,6 +156,12 @@ def _parse() -> argparse.Namespace:
     )
     parser.add_argument(
         "--passes", type=int, default=2, help="with --one-call: times the questions are asked"
+    )
+    parser.add_argument(
+        "--token-pool-factor",
+        type=int,
+        default=DEFAULT_TOKEN_POOL_FACTOR,
+        help="with --one-call: the stores' token_pool_factor (token vectors a memory)",
     )
     parser.add_argument(
         "--calls", help="with --one-call: only the calls whose name has one of these (a,b)"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import hebbs
+from hebbs.api.requests import DEFAULT_TOKEN_POOL_FACTOR
 from hebbs.embedder import default_embedder
 
 from .data import Conversation
@@ -91,11 +92,13 @@ def evaluate(
     experiments: bool = False,
     passes: int = 2,
     only: str | None = None,
+    token_pool_factor: int = DEFAULT_TOKEN_POOL_FACTOR,
 ) -> None:
     """Prints, for each pass, the recall@k table of :data:`CALLS` (and :data:`EXPERIMENTS`),
     then their p50 / p95 latency and the space per memory. ``questions`` limits each
     conversation to its first questions (a dev subset); ``only`` (comma-separated) keeps the
-    calls whose name contains one of its parts."""
+    calls whose name contains one of its parts; ``token_pool_factor`` is the stores' (the
+    token vectors a memory keeps, ``Hebbs.open``)."""
     calls = {**CALLS, **(EXPERIMENTS if experiments else {})}
     if only is not None:
         parts = only.split(",")
@@ -105,7 +108,9 @@ def evaluate(
     seconds: dict[str, list[float]] = {name: [] for name in calls}
     with tempfile.TemporaryDirectory(prefix="hebbs-locomo-one-call-") as root:
         started = time.perf_counter()
-        turn_ids, token_bytes = _ingest_all(conversations, Path(root) / "ingested", embedder)
+        turn_ids, token_bytes = _ingest_all(
+            conversations, Path(root) / "ingested", embedder, token_pool_factor
+        )
         ingest_seconds = time.perf_counter() - started
         memories = sum(len(ids) for ids in turn_ids.values())
         for name, kwargs in calls.items():
@@ -141,14 +146,17 @@ def evaluate(
 
 
 def _ingest_all(
-    conversations: list[Conversation], root: Path, embedder: Any
+    conversations: list[Conversation], root: Path, embedder: Any, token_pool_factor: int
 ) -> tuple[dict[str, list[bytes]], int]:
     """One closed store per conversation under ``root``; each one's memory ids in turn order,
     and the bytes of token vectors stored in all."""
     turn_ids: dict[str, list[bytes]] = {}
     token_bytes = 0
     for conversation in conversations:
-        with hebbs.Hebbs.open(root / conversation.sample_id, embedder=embedder) as engine:
+        opened = hebbs.Hebbs.open(
+            root / conversation.sample_id, embedder=embedder, token_pool_factor=token_pool_factor
+        )
+        with opened as engine:
             ids = ingest(engine, conversation)
             for pair in engine.get_token_vectors(ids):
                 if pair is not None:

@@ -30,6 +30,7 @@ from hebbs._native import (
     Tombstone,
 )
 from hebbs.api import (
+    DEFAULT_TOKEN_POOL_FACTOR,
     DEFAULT_TOKEN_VECTORS,
     AddEdgesRequest,
     ChatContextRequest,
@@ -76,7 +77,7 @@ from hebbs.consolidate import ContradictionCandidate, contradictions
 from hebbs.consolidate.constants import DEFAULT_CONTRADICTION_SCAN, RESOLUTIONS
 from hebbs.consolidate.dedup import duplicate_of
 from hebbs.embedder import Embedder, as_embedder
-from hebbs.embedder.token_vectors import quantize_int8, token_embedder
+from hebbs.embedder.token_vectors import pool_tokens, quantize_int8, token_embedder
 from hebbs.errors import EmbeddingError, InvalidInputError, InvalidTypeError, NotFoundError
 from hebbs.ingest import IndexResult
 from hebbs.ingest import pipeline as index_pipeline
@@ -137,9 +138,11 @@ class Hebbs(Operations[Subscription]):
         llm: LLMProvider | None = None,
         *,
         token_vectors: bool = DEFAULT_TOKEN_VECTORS,
+        token_pool_factor: int = DEFAULT_TOKEN_POOL_FACTOR,
     ) -> None:
         self._native = native
         self._token_vectors = token_vectors
+        self._token_pool_factor = token_pool_factor
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
@@ -167,6 +170,7 @@ class Hebbs(Operations[Subscription]):
         reflect_after_memories: int | None = None,
         reflect_interval: float | timedelta | None = None,
         token_vectors: bool = DEFAULT_TOKEN_VECTORS,
+        token_pool_factor: int = DEFAULT_TOKEN_POOL_FACTOR,
         vector_format: str | None = None,
     ) -> Hebbs:
         """Opens (creating if needed) the database in directory ``path``.
@@ -200,6 +204,9 @@ class Hebbs(Operations[Subscription]):
         model), for the late-interaction re-rank stage of ``recall(quality="best")``; it needs
         an embedder that gives token vectors (an :class:`~hebbs.embedder.OnnxEmbedder`, as the
         bundled one) and applies to texts the embedder embeds, not to given embeddings.
+        ``token_pool_factor`` 2 or 3 stores a half or a third as many token vectors a memory,
+        each the mean of a group of similar tokens (``pool_tokens``; disk and quality measured
+        in docs/hybrid.md); 1, the default, stores one a token.
         """
         arguments = {k: v for k, v in locals().items() if k not in ("cls", "embedder", "llm")}
         request = parse(OpenRequest, arguments)
@@ -230,6 +237,7 @@ class Hebbs(Operations[Subscription]):
             organization=organization_store,
             llm=llm,
             token_vectors=request.token_vectors,
+            token_pool_factor=request.token_pool_factor,
         )
         if request.reflect_after_memories is not None or request.reflect_interval is not None:
             engine._trigger = ReflectTrigger(
@@ -275,7 +283,8 @@ class Hebbs(Operations[Subscription]):
         if model is None:
             return self._embed(texts, query=False), None
         pooled, tokens = self._embed_tokens(model.embed_with_tokens, texts, query=False)
-        return pooled, [quantize_int8(matrix) for matrix in tokens]
+        factor = self._token_pool_factor
+        return pooled, [quantize_int8(pool_tokens(matrix, factor)) for matrix in tokens]
 
     @staticmethod
     def _embed_tokens(

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 #: What ``hebbs.api`` re-exports: every request model (a new one is listed here too).
 __all__ = [
     "DEFAULT_EDGE_DIRECTION",
+    "DEFAULT_TOKEN_POOL_FACTOR",
     "DEFAULT_TOKEN_VECTORS",
     "AddEdgesRequest",
     "ChatContextRequest",
@@ -118,6 +119,9 @@ __all__ = [
 #: costs about 11 KB a memory and a few percent of ``remember_many``'s time, and it is what
 #: the default recall re-ranks with.
 DEFAULT_TOKEN_VECTORS: Final = True
+#: Kept tokens a stored token vector stands for: 1 stores one a token, 2 pools them into
+#: half as many (``hebbs.embedder.token_vectors.pool_tokens``).
+DEFAULT_TOKEN_POOL_FACTOR: Final = 1
 #: How the vector index holds the vectors in memory (docs/scale.md, "int8 vectors").
 VectorFormatName = Literal["f32", "int8"]
 
@@ -136,6 +140,7 @@ class OpenRequest(Request):
     reflect_after_memories: Optional[Positive] = None
     reflect_interval: Optional[Seconds] = None
     token_vectors: Flag = DEFAULT_TOKEN_VECTORS
+    token_pool_factor: Positive = DEFAULT_TOKEN_POOL_FACTOR
     vector_format: Optional[VectorFormatName] = None
 
 
