@@ -1,6 +1,7 @@
 """Token pooling (``token_pool_factor``): ``pool_tokens`` against a plain Ward's clustering over
-every pair at every step (hypothesis), and a real store that keeps fewer token vectors a memory
-and still ranks the paraphrase first. Real store, real model."""
+every pair at every step (hypothesis), and a real store (``test_token_store``'s texts) that
+keeps fewer token vectors a memory and still ranks the paraphrase first. Real store, real
+model."""
 
 from __future__ import annotations
 
@@ -16,14 +17,7 @@ import hebbs
 from hebbs.embedder import OnnxEmbedder
 from hebbs.embedder.token_vectors import pool_tokens
 from hebbs.errors import InvalidInputError
-
-QUERY = "Where did Jon put his passport?"
-DOCUMENTS = [
-    "Jon talked for an hour about passports, visas, travel documents and border rules.",
-    "Busy day: cleaned the garage, fixed the bike, called my sister, and Jon put his passport "
-    "in the blue drawer.",
-    "The weather in Lisbon was sunny all week.",
-]
+from test_token_store import DOCUMENTS, QUERY
 
 
 def naive_ward(matrix: NDArray[np.float32], factor: int) -> NDArray[np.float32]:
