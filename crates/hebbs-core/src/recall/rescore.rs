@@ -29,14 +29,17 @@ pub(super) fn candidates(k: usize, pool: usize) -> usize {
 }
 
 /// `hits` with exact distances to normalised `query`, nearest first (memories forgotten since
-/// the search are dropped).
+/// the search are dropped), for a caller that keeps the `keep` nearest: hits that cannot be
+/// among them, by their approximate distance and its error, are left out unread (see
+/// [`VectorIndex::rescore`]).
 pub(super) fn rescore(
     store: &Store,
     index: &VectorIndex,
     query: &[f32],
     hits: Vec<Neighbor>,
+    keep: usize,
 ) -> Result<Vec<Neighbor>> {
-    let (mut exact, missing) = index.rescore(query, hits);
+    let (mut exact, missing) = index.rescore(query, hits, keep);
     if !missing.is_empty() {
         let stored = store.vectors(&missing)?;
         for (id, vector) in missing.into_iter().zip(stored) {

@@ -221,7 +221,7 @@ pub(super) fn nearest(
     };
     let mut kept = keep_selected(filter, hits, fetch)?;
     if approximate && !scanned {
-        kept = rescore::rescore(context.store, index, query, kept)?;
+        kept = rescore::rescore(context.store, index, query, kept, pool)?;
     }
     kept.truncate(pool);
     Ok(kept)

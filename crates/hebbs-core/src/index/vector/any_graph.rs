@@ -59,6 +59,21 @@ impl AnyGraph {
         each!(self, graph => scan::distances(graph, query, slots))
     }
 
+    /// The int8 scale of each of `slots`' rows (`None` for a slot without a row, and for
+    /// every slot of an f32 graph, whose distances are exact).
+    pub fn row_scales(&self, slots: &[u32]) -> Vec<Option<f32>> {
+        match self {
+            Self::F32(_) => vec![None; slots.len()],
+            Self::Int8(graph) => {
+                let view = graph.vectors().view();
+                slots
+                    .iter()
+                    .map(|&slot| view.get(slot).map(|row| Int8::split(row).1))
+                    .collect()
+            }
+        }
+    }
+
     /// See [`HnswGraph::scorer`].
     pub fn scorer(&self, query: &[f32]) -> Scorer {
         each!(self, graph => Box::new(graph.scorer(query)))

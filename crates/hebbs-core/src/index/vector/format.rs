@@ -40,6 +40,12 @@ const MAX_CODE: f32 = 127.0;
 const WHOLE_TO_BITS: f32 = 12_582_912.0;
 /// Running maxima an encoding keeps side by side (a 256-bit register of `f32`).
 const MAX_LANES: usize = 8;
+/// Standard deviations of an int8 dot product's error (see [`Int8::error_sigma`]) by which a
+/// candidate's approximate distance must exceed the distance the re-score must beat before it
+/// is left unread. At 6 a skipped candidate belongs in the answer with odds below one in 10^8
+/// under the error's normal approximation (its tails are lighter still: a sum of bounded
+/// terms); docs/scale.md has the reads it saves.
+pub const RESCORE_SKIP_SIGMAS: f32 = 6.0;
 
 /// How the index holds the vectors in memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -159,6 +165,25 @@ impl Int8 {
             _ => 0.0,
         };
         (codes, scale)
+    }
+
+    /// The scale of `vector`'s row (see [`Int8::encode_into`]), without encoding it.
+    pub(super) fn scale_of(vector: &[f32]) -> f32 {
+        let largest = vector.iter().fold(0f32, |largest, x| largest.max(x.abs()));
+        if largest.is_finite() && largest > 0.0 {
+            largest / MAX_CODE
+        } else {
+            0.0
+        }
+    }
+
+    /// The standard deviation of the error of the dot product of two unit vectors' rows of
+    /// scales `a` and `b`: each code's rounding error is uniform within half its scale
+    /// (variance `s^2 / 12`), and the errors of one row are weighted by the other vector's
+    /// components, whose squares sum to 1, so the variance is `(a^2 + b^2) / 12` (the product
+    /// of two errors is smaller by a scale again).
+    pub(super) fn error_sigma(a: f32, b: f32) -> f32 {
+        ((a * a + b * b) / 12.0).sqrt()
     }
 
     /// The dot product of two rows as the integer sum of code products (`code_dot.rs`; it fits

@@ -14,7 +14,7 @@ use super::any_graph::{each, AnyGraph};
 use super::checkpoint;
 use super::drain_worker;
 use super::exact_rows::ExactRows;
-use super::format::VectorFormat;
+use super::format::{Int8, VectorFormat, RESCORE_SKIP_SIGMAS};
 use super::packed::PackedRows;
 use super::params::HnswParams;
 use super::pending::PendingQueue;
@@ -193,26 +193,66 @@ impl VectorIndex {
     /// `hits` with exact distances to normalised `query` from the exact rows, and the ids
     /// whose row is missing or fails its check (the caller reads those from the store and
     /// hands them to [`VectorIndex::heal`]). Hits forgotten since the search are dropped.
-    pub fn rescore(&self, query: &[f32], hits: Vec<Neighbor>) -> (Vec<Neighbor>, Vec<MemoryId>) {
+    ///
+    /// Only the `keep` nearest are wanted: the hits are read nearest first by their
+    /// approximate distance, and once `keep` exact distances are in, a hit whose approximate
+    /// distance exceeds the `keep`-th of them by more than [`RESCORE_SKIP_SIGMAS`] times its
+    /// int8 error's standard deviation is left unread (it is not returned).
+    pub fn rescore(
+        &self,
+        query: &[f32],
+        mut hits: Vec<Neighbor>,
+        keep: usize,
+    ) -> (Vec<Neighbor>, Vec<MemoryId>) {
+        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance));
         let slots = self.slots.read();
-        let mut exact = Vec::with_capacity(hits.len());
+        let resolved: Vec<(Neighbor, usize)> = hits
+            .into_iter()
+            .filter_map(|hit| {
+                // The slot the search found it at if that is still its slot, else a lookup.
+                let hinted = hit
+                    .slot
+                    .map(|slot| slot as usize)
+                    .filter(|&slot| slots.live_id(slot) == Some(hit.id));
+                hinted
+                    .or_else(|| slots.live_slot(&hit.id))
+                    .map(|slot| (hit, slot))
+            })
+            .collect();
+        let scales = if resolved.len() > keep {
+            let found: Vec<u32> = resolved.iter().map(|(_, slot)| slot_u32(*slot)).collect();
+            self.graph.row_scales(&found)
+        } else {
+            vec![None; resolved.len()]
+        };
+        let query_scale = Int8::scale_of(query);
+        let mut exact = Vec::with_capacity(resolved.len());
         let mut missing = Vec::new();
+        let mut nearest: Vec<f32> = Vec::with_capacity(keep + 1);
         let mut row = Vec::new();
-        for hit in hits {
-            // The slot the search found it at if that is still its slot, else a lookup.
-            let hinted = hit
-                .slot
-                .map(|slot| slot as usize)
-                .filter(|&slot| slots.live_id(slot) == Some(hit.id));
-            let Some(slot) = hinted.or_else(|| slots.live_slot(&hit.id)) else {
-                continue;
-            };
+        for ((hit, slot), scale) in resolved.into_iter().zip(scales) {
+            if let (Some(scale), Some(&bound)) = (
+                scale,
+                keep.checked_sub(1).and_then(|last| nearest.get(last)),
+            ) {
+                let margin = RESCORE_SKIP_SIGMAS * Int8::error_sigma(scale, query_scale);
+                if hit.distance - margin > bound {
+                    continue;
+                }
+            }
             match self
                 .exact
                 .as_ref()
                 .and_then(|rows| rows.distance(slot, &hit.id, query, &mut row))
             {
-                Some(distance) => exact.push(Neighbor { distance, ..hit }),
+                Some(distance) => {
+                    let at = nearest.partition_point(|&d| d <= distance);
+                    if at < keep {
+                        nearest.insert(at, distance);
+                        nearest.truncate(keep);
+                    }
+                    exact.push(Neighbor { distance, ..hit });
+                }
                 None => missing.push(hit.id),
             }
         }
@@ -592,8 +632,11 @@ mod tests {
             slot,
         };
         // Its own slot, another memory's slot, none: each is scored with its own vector.
-        let (scored, missing) =
-            index.rescore(&query, vec![hit(0, Some(0)), hit(1, Some(2)), hit(2, None)]);
+        let (scored, missing) = index.rescore(
+            &query,
+            vec![hit(0, Some(0)), hit(1, Some(2)), hit(2, None)],
+            3,
+        );
         assert!(missing.is_empty());
         for (at, row) in [0, 1, 2].into_iter().enumerate() {
             assert_eq!(scored[at].id, ids[row]);
@@ -601,7 +644,7 @@ mod tests {
         }
         // A forgotten memory is dropped, whatever its hint.
         assert!(index.delete(&ids[1]));
-        let (scored, missing) = index.rescore(&query, vec![hit(1, Some(1)), hit(0, Some(1))]);
+        let (scored, missing) = index.rescore(&query, vec![hit(1, Some(1)), hit(0, Some(1))], 2);
         assert!(missing.is_empty());
         assert_eq!(scored.len(), 1);
         assert_eq!(scored[0].id, ids[0]);
@@ -617,5 +660,77 @@ mod tests {
             let slot = ids.iter().position(|id| *id == hit.id).unwrap();
             assert_eq!(hit.slot, Some(slot as u32));
         }
+    }
+
+    /// An int8 index of `vectors` (normalised here) with its exact rows in `dir`.
+    fn int8_index_of(dir: &Path, vectors: &mut [Vec<f32>]) -> VectorIndex {
+        let dimension = vectors[0].len();
+        let rows = ExactRows::open(&dir.join("exact.f32"), dimension).unwrap();
+        let index = VectorIndex::new(HnswParams::default(), dimension, VectorFormat::Int8)
+            .with_exact_rows(Some(Arc::new(rows)));
+        for vector in vectors.iter_mut() {
+            let norm = dot(vector, vector).sqrt().max(1e-6);
+            vector.iter_mut().for_each(|x| *x /= norm);
+            index.insert(MemoryId::new(), None, vector);
+        }
+        index
+    }
+
+    /// The `keep` nearest of a re-score that reads every hit and of one told to keep `keep`.
+    fn both_rescores(
+        index: &VectorIndex,
+        query: &[f32],
+        keep: usize,
+    ) -> (Vec<Neighbor>, Vec<Neighbor>, usize, usize) {
+        let hits = index.search(query, 60, Some(200), None);
+        let (mut all, _) = index.rescore(query, hits.clone(), hits.len());
+        let (mut kept, _) = index.rescore(query, hits, keep);
+        let read = (all.len(), kept.len());
+        for scored in [&mut all, &mut kept] {
+            scored.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+            scored.truncate(keep);
+        }
+        (all, kept, read.0, read.1)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #[test]
+        fn a_rescore_that_keeps_k_leaves_unread_only_what_cannot_be_among_them(
+            mut vectors in proptest::collection::vec(
+                proptest::collection::vec(-1.0f32..1.0, 48), 120..240),
+            query in proptest::collection::vec(-1.0f32..1.0, 48),
+            keep in 1usize..15,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let index = int8_index_of(dir.path(), &mut vectors);
+            let norm = dot(&query, &query).sqrt().max(1e-6);
+            let query: Vec<f32> = query.iter().map(|x| x / norm).collect();
+            let (all, kept, _, _) = both_rescores(&index, &query, keep);
+            proptest::prop_assert_eq!(
+                all.iter().map(|hit| hit.id).collect::<Vec<_>>(),
+                kept.iter().map(|hit| hit.id).collect::<Vec<_>>()
+            );
+            for (a, b) in all.iter().zip(&kept) {
+                proptest::prop_assert_eq!(a.distance, b.distance, "exact distances");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rescore_that_keeps_few_reads_fewer_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut vectors: Vec<Vec<f32>> = (0..300)
+            .map(|row| {
+                (0..48)
+                    .map(|d| ((row * 31 + d * 7) as f32 * 0.37).sin())
+                    .collect()
+            })
+            .collect();
+        let index = int8_index_of(dir.path(), &mut vectors);
+        let (all, kept, read_all, read_kept) = both_rescores(&index, &vectors[5], 5);
+        assert_eq!(all, kept);
+        assert_eq!(read_all, 60);
+        assert!(read_kept < 30, "read {read_kept} of 60 rows to keep 5");
     }
 }
