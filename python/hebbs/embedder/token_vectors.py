@@ -81,14 +81,15 @@ def pool_tokens(vectors: NDArray[np.float32], factor: int) -> NDArray[np.float32
     unit length, in the order of the group's first token."""
     matrix = np.asarray(vectors, dtype=np.float32)
     count = len(matrix)
-    if -(-count // factor) >= count:
+    groups = -(-count // factor)
+    if groups >= count:
         return matrix
     means = matrix.astype(np.float64)
     sizes = np.ones(count)
     alive = np.ones(count, dtype=bool)
     cost = np.stack([_merge_costs(means[i], sizes[i], means, sizes) for i in range(count)])
     np.fill_diagonal(cost, np.inf)
-    for _ in range(count - -(-count // factor)):
+    for _ in range(count - groups):
         first, second = sorted(int(i) for i in np.unravel_index(np.argmin(cost), cost.shape))
         total = sizes[first] + sizes[second]
         means[first] = (means[first] * sizes[first] + means[second] * sizes[second]) / total

@@ -169,7 +169,13 @@ impl Int8 {
 
     /// The scale of `vector`'s row (see [`Int8::encode_into`]), without encoding it.
     pub(super) fn scale_of(vector: &[f32]) -> f32 {
-        let largest = vector.iter().fold(0f32, |largest, x| largest.max(x.abs()));
+        Self::scale_for(vector.iter().fold(0f32, |largest, x| largest.max(x.abs())))
+    }
+
+    /// The scale of a row whose largest component magnitude is `largest` (0 for a zero or
+    /// non-finite vector, whose codes are then all 0).
+    #[inline(always)]
+    fn scale_for(largest: f32) -> f32 {
         if largest.is_finite() && largest > 0.0 {
             largest / MAX_CODE
         } else {
@@ -215,11 +221,7 @@ impl Int8 {
         for lane in lanes {
             largest = largest.max(lane);
         }
-        let scale = if largest.is_finite() && largest > 0.0 {
-            largest / MAX_CODE
-        } else {
-            0.0
-        };
+        let scale = Self::scale_for(largest);
         // Written into place, not pushed: a push's capacity check would keep the loop scalar.
         let start = row.len();
         row.resize(start + vector.len(), 0);
