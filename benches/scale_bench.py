@@ -3,10 +3,13 @@ in one vector format, beside other formats and hnswlib on the same vectors if as
 
 Ingests ``--n`` embedding-like vectors (``engine_bench.embedding_like``, passed in, so the engine
 alone is timed) through ``remember_many`` in batches with a progress bar (tqdm, shown only on a
-terminal), closes the store, then in one fresh child process (``scale_measure.py``) opens it
-from its checkpoint and reports the open time, the resident memory the open and one recall
-added, and similarity latency and recall@10 against exact search over an ef sweep. Disk use is
-broken down by the store's parts. Prints one table; the same figures are in docs/scale.md.
+terminal), each memory with a text, an entity, a timestamp, role context on half of them and one
+edge (``batch_items``), closes the store, then in one fresh child process (``scale_measure.py``)
+opens it from its checkpoint and reports the open time, the resident memory the open and one
+recall added, similarity latency and recall@10 against exact search over an ef sweep, and each
+other strategy's p50 / p99. Disk use is broken down by the store's parts. Prints one table; the
+same figures are in docs/scale.md. ``--ef-construction`` sets every store's and hnswlib's
+build-time candidate list (default 200, the engine's).
 
     python benches/scale_bench.py --n 1000000 --vector-format int8 --compare f32,hnswlib
 
@@ -43,6 +46,14 @@ from tqdm import tqdm
 
 import hebbs
 from engine_bench import LATENT_DIM, SEED, embedding_like
+from strategies_bench import (
+    ACTIONS,
+    EDGE_TYPES,
+    ENTITIES,
+    OUTCOMES,
+    ROLE_SHARE,
+    VOCABULARY,
+)
 
 BATCH = 5000
 #: Queries timed per ef in the child.
@@ -53,6 +64,13 @@ FORMATS = ("f32", "int8")
 #: Links per node per layer of hnswlib and of the engine (hebbs' DEFAULT_M).
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
+#: Topics named in the memories' texts (a keyword cue names one).
+TOPICS = 97
+#: Extra Zipf-ranked words in each memory's text (``strategies_bench.words``).
+WORDS = 6
+#: Timestamp of row 0 and the step between rows (one a second).
+START_US = 1_700_000_000_000_000
+STEP_US = 1_000_000
 
 
 class Vectors:
@@ -114,9 +132,55 @@ def disk_breakdown(db: Path) -> dict[str, int]:
     return parts
 
 
-def ingest(db: Path, vector_format: str, vectors: Vectors) -> dict[str, float]:
+def batch_items(lo: int, batch: NDArray[np.float32], previous: list[bytes]) -> list[dict[str, Any]]:
+    """The memories of the batch from row ``lo``: each with its row in its text, an entity, a
+    timestamp, role context on half of them and one edge to a memory of the batch before
+    (``previous``, empty for the first batch of a run), so that every strategy has what it
+    reads (``scale_measure.py`` times them), drawn as ``strategies_bench.py`` draws them but a
+    batch at a time. Row ``r`` is the same memory in every run."""
+    n = len(batch)
+    rng = np.random.default_rng([SEED, 4, lo // BATCH])
+    ranks = np.minimum(rng.zipf(1.2, (n, WORDS)), VOCABULARY)
+    roles = rng.random(n) < ROLE_SHARE
+    entities = rng.integers(1, 4, n)
+    actions = rng.integers(len(ACTIONS), size=n)
+    outcomes = rng.integers(len(OUTCOMES), size=n)
+    targets = rng.integers(max(len(previous), 1), size=n)
+    kinds = rng.integers(len(EDGE_TYPES), size=n)
+    confidences = rng.uniform(0.3, 1.0, n)
+    items = []
+    for i, vector in enumerate(batch):
+        row = lo + i
+        text = " ".join(f"w{rank}" for rank in ranks[i])
+        context: dict[str, object] = {"source": "bench"}
+        if roles[i]:
+            context.update(
+                entities=[f"e{k}" for k in range(entities[i])],
+                action=ACTIONS[actions[i]],
+                outcome=OUTCOMES[outcomes[i]],
+            )
+        item: dict[str, Any] = {
+            "content": f"memory {row} of cluster-like topic {row % TOPICS} {text}",
+            "embedding": vector,
+            "entity_id": f"entity-{row % ENTITIES}",
+            "created_at": START_US + row * STEP_US,
+            "context": context,
+        }
+        if previous:
+            item["edges"] = [
+                hebbs.Edge(previous[targets[i]], EDGE_TYPES[kinds[i]], float(confidences[i]))
+            ]
+        items.append(item)
+    return items
+
+
+def ingest(
+    db: Path, vector_format: str, vectors: Vectors, ef_construction: int
+) -> dict[str, float]:
     """Stores the vectors not yet in ``db`` (resuming); the rate of this run and the close."""
-    mem = hebbs.Hebbs.open(db, vector_format=vector_format, token_vectors=False)
+    mem = hebbs.Hebbs.open(
+        db, vector_format=vector_format, token_vectors=False, ef_construction=ef_construction
+    )
     done = mem.health().memory_count
     start = time.perf_counter()
     with tqdm(
@@ -126,15 +190,10 @@ def ingest(db: Path, vector_format: str, vectors: Vectors) -> dict[str, float]:
         desc=vector_format,
         disable=not sys.stderr.isatty(),
     ) as bar:
+        previous: list[bytes] = []
         for lo, batch in vectors.batches(done):
-            items = [
-                {
-                    "content": f"memory {lo + i} of cluster-like topic {(lo + i) % 97}",
-                    "embedding": v,
-                }
-                for i, v in enumerate(batch)
-            ]
-            mem.remember_many(items)
+            items = batch_items(lo, batch, previous)
+            previous = [memory.id for memory in mem.remember_many(items)]
             bar.update(len(items))
     seconds = time.perf_counter() - start
     start = time.perf_counter()
@@ -147,13 +206,13 @@ def ingest(db: Path, vector_format: str, vectors: Vectors) -> dict[str, float]:
     }
 
 
-def build_hnswlib(path: Path, vectors: Vectors) -> dict[str, float]:
+def build_hnswlib(path: Path, vectors: Vectors, ef_construction: int) -> dict[str, float]:
     """Builds and saves raw hnswlib on the same vectors, unless ``path`` exists."""
     if path.exists():
         return {"added": 0, "rate": 0.0, "seconds": 0.0, "close_s": 0.0}
     index = hnswlib.Index(space="ip", dim=vectors.dim)
     index.init_index(
-        max_elements=vectors.n, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=SEED
+        max_elements=vectors.n, M=HNSW_M, ef_construction=ef_construction, random_seed=SEED
     )
     start = time.perf_counter()
     for lo, batch in vectors.batches():
@@ -241,6 +300,10 @@ def report(
         f"RSS of the measuring process after the sweep: "
         f"{measured['rss_after_sweep'] / 2**30:.2f} GiB"
     )
+    for label, timed in measured["strategies"].items():
+        print(f"each strategy on {label} (default weights, one call a query), ms:")
+        for name, figures in timed.items():
+            print(f"  {name:<30} p50 {figures['p50_ms']:8.3f}  p99 {figures['p99_ms']:8.3f}")
     for label in labels:
         print(f"disk of {label} by part:")
         for name, size in sorted(disk[label].items(), key=lambda item: -item[1]):
@@ -256,6 +319,12 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=1000)
     parser.add_argument("--vector-format", choices=FORMATS, default="f32")
     parser.add_argument("--compare", default="", help="comma-separated: the other format, hnswlib")
+    parser.add_argument(
+        "--ef-construction",
+        type=int,
+        default=HNSW_EF_CONSTRUCTION,
+        help="every store's and hnswlib's build-time candidate list",
+    )
     parser.add_argument(
         "--dir", type=Path, help="work directory, kept and resumed (default: a temporary one)"
     )
@@ -278,11 +347,11 @@ def main() -> None:
         for label in labels:
             if label == "hnswlib":
                 path = workdir / f"hnswlib-{args.n}.bin"
-                built[label] = build_hnswlib(path, vectors)
+                built[label] = build_hnswlib(path, vectors, args.ef_construction)
                 disk[label] = {"index file": path.stat().st_size}
             else:
                 db = workdir / f"db-{label}-{args.n}"
-                built[label] = ingest(db, label, vectors)
+                built[label] = ingest(db, label, vectors, args.ef_construction)
                 disk[label] = disk_breakdown(db)
         truth_path = workdir / f"truth-{args.n}.npy"
         if not truth_path.exists():
@@ -307,7 +376,7 @@ def main() -> None:
             shutil.rmtree(workdir, ignore_errors=True)
     report(args, labels, built, disk, measured)
     if args.json:
-        save_figures(args.json, args.n, labels, built, disk, measured)
+        save_figures(args.json, args.n, labels, built, disk, measured, args.ef_construction)
 
 
 def save_figures(
@@ -317,6 +386,7 @@ def save_figures(
     built: dict[str, dict[str, float]],
     disk: dict[str, dict[str, int]],
     measured: dict[str, Any],
+    ef_construction: int,
 ) -> None:
     """Merges each system's figures at size ``n`` into the JSON file at ``path``: ``{system:
     {n: figures}}``. A resumed run's ingest rate is of its own part; a rate of 0 (nothing
@@ -338,6 +408,8 @@ def save_figures(
                 {**point, "first_pass_p50_ms": cold["p50_ms"]}
                 for point, cold in zip(sweep[label], first_pass[label], strict=True)
             ],
+            "strategies": measured["strategies"].get(label),
+            "ef_construction": ef_construction,
         }
     path.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
 

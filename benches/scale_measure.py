@@ -8,7 +8,8 @@
 - otherwise: opens every system given, runs each on the warm-up queries (untimed: the caches
   and page tables of a running service), then the similarity sweep twice, with every query
   through each system back to back (the order rotating from query to query), so machine load
-  hits them alike and their p50s pair. The first pass reads the f32 vectors an int8 store
+  hits them alike and their p50s pair; then times each strategy on each store
+  (:func:`time_strategies`). The first pass reads the f32 vectors an int8 store
   re-scores from disk where the OS has not cached them yet; the second finds them in the page
   cache, as a service that has run a while does.
 
@@ -32,13 +33,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 import hebbs
+from scale_bench import SEED, TOPICS
+from strategies_bench import ENTITIES, SETTINGS, WORDS_PER_CUE, words
 
 #: ef 30 is where an int8 walk starts at top_k 10 (`RESCORE_OVERSAMPLING` 3): equal recall is
 #: then compared at equal walks too.
-EF_SWEEP = (10, 20, 30, 50, 100)
+EF_SWEEP = (10, 20, 30, 50, 100, 150, 200)
 #: Times the sweep runs; the last pass is the steady state.
 PASSES = 2
 PURE_RELEVANCE = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
+#: Untimed calls of each setting before it is timed.
+STRATEGY_WARM_UP = 20
+#: The situation an analogical cue describes.
+SITUATION = {"entities": ["e0", "e1"], "action": "launch", "outcome": "failure"}
 
 #: One system's query: (vector, ef) -> the rows of its top 10.
 Query = Callable[[NDArray[np.float32], int], list[int]]
@@ -108,6 +115,48 @@ def run_sweep(
     return sweep
 
 
+def time_strategies(mem: hebbs.Hebbs, queries: NDArray[np.float32]) -> dict[str, dict[str, float]]:
+    """p50 and p99 ms of each strategy alone, of the first four together and of keyword and
+    hybrid, as ``strategies_bench.py`` calls them (the store's default weights), one call a
+    query after :data:`STRATEGY_WARM_UP` untimed ones: the seed of ``causal`` and
+    ``analogical`` is the query's nearest memory, the entity and keyword cue vary with it."""
+    rng = np.random.default_rng(SEED)
+    seeds = [
+        mem.recall(cue_embedding=vector, top_k=1, scoring_weights=PURE_RELEVANCE).results[0]
+        for vector in queries
+    ]
+    entities = [f"entity-{int(j)}" for j in rng.integers(0, ENTITIES, len(queries))]
+    texts = [f"topic {int(rng.integers(TOPICS))} {words(rng, WORDS_PER_CUE)}" for _ in queries]
+    timed: dict[str, dict[str, float]] = {}
+    for name, strategies in SETTINGS.items():
+
+        def call(i: int, strategies: list[str] = strategies) -> object:
+            configs = [
+                hebbs.RecallStrategyConfig(s, entity_id=entities[i]) if s == "temporal" else s
+                for s in strategies
+            ]
+            return mem.recall(
+                texts[i],
+                strategies=configs,
+                cue_embedding=queries[i],
+                seed_memory_id=seeds[i].memory.id,
+                cue_context=SITUATION,
+            )
+
+        for i in range(STRATEGY_WARM_UP):
+            call(i)
+        samples = np.empty(len(queries))
+        for i in range(len(queries)):
+            start = time.perf_counter()
+            call(i)
+            samples[i] = (time.perf_counter() - start) * 1e3
+        timed[name] = {
+            "p50_ms": float(np.percentile(samples, 50)),
+            "p99_ms": float(np.percentile(samples, 99)),
+        }
+    return timed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--store", nargs=2, action="append", default=[], metavar=("LABEL", "DIR"))
@@ -151,7 +200,14 @@ def main() -> None:
         for label in labels:
             systems[label](vector, 50)
     passes = [run_sweep(systems, queries, truth) for _ in range(PASSES)]
-    print(json.dumps({"rss_after_sweep": memory()["rss"], "passes": passes}))
+    strategies = {
+        label: time_strategies(mem, queries)
+        for label, mem in zip(labels, keep)
+        if isinstance(mem, hebbs.Hebbs)
+    }
+    print(
+        json.dumps({"rss_after_sweep": memory()["rss"], "passes": passes, "strategies": strategies})
+    )
     for mem in keep:
         if isinstance(mem, hebbs.Hebbs):
             mem.close()

@@ -38,6 +38,17 @@ ROLE_SHARE = 0.5
 VOCABULARY = 5000
 WORDS_PER_MEMORY = 12
 WORDS_PER_CUE = 3
+#: The settings timed: a name and the strategies of one call (the first four alone, then
+#: together).
+SETTINGS = {
+    "similarity": ["similarity"],
+    "temporal": ["temporal"],
+    "causal (depth 5, both ways)": ["causal"],
+    "analogical": ["analogical"],
+    "all four together": ["similarity", "temporal", "causal", "analogical"],
+    "keyword (BM25)": ["keyword"],
+    "hybrid (dense + BM25, RRF)": ["hybrid"],
+}
 
 
 def words(rng: np.random.Generator, count: int) -> str:
@@ -147,25 +158,16 @@ def main() -> None:
 
             return run
 
-        settings = {
-            "similarity": ["similarity"],
-            "temporal": ["temporal"],
-            "causal (depth 5, both ways)": ["causal"],
-            "analogical": ["analogical"],
-            "all four together": ["similarity", "temporal", "causal", "analogical"],
-            "keyword (BM25)": ["keyword"],
-            "hybrid (dense + BM25, RRF)": ["hybrid"],
-        }
-        for strategies in settings.values():
+        for strategies in SETTINGS.values():
             percentiles(call(strategies), min(20, args.queries))
-        rows = {name: percentiles(call(s), args.queries) for name, s in settings.items()}
+        rows = {name: percentiles(call(s), args.queries) for name, s in SETTINGS.items()}
         mem.close()
 
     print(f"\n{args.n} memories x {args.dim}-d, {args.edges} edges each (built in {built_s:.0f} s)")
     print(f"{'setting':<32}{'p50 ms':>10}{'p99 ms':>10}")
     for name, (p50, p99) in rows.items():
         print(f"{name:<32}{p50:>10.3f}{p99:>10.3f}")
-    singles = [rows[name][0] for name in list(settings)[:4]]
+    singles = [rows[name][0] for name in list(SETTINGS)[:4]]
     ratio = rows["all four together"][0] / max(singles)
     print(f"\nall four / slowest single strategy (p50): {ratio:.2f}x (target <= 2x)")
 
