@@ -7,7 +7,7 @@ terminal), each memory with a text, an entity, a timestamp, role context on half
 edge (``batch_items``), closes the store, then in one fresh child process (``scale_measure.py``)
 opens it from its checkpoint and reports the open time, the resident memory the open and one
 recall added, similarity latency and recall@10 against exact search over an ef sweep, and each
-other strategy's p50 / p99. Disk use is broken down by the store's parts. Prints one table; the
+other strategy's p50 / p99 and a filtered similarity recall's. Disk use is broken down by the store's parts. Prints one table; the
 same figures are in docs/scale.md. ``--ef-construction`` sets every store's and hnswlib's
 build-time candidate list (default 200, the engine's).
 

@@ -42,6 +42,13 @@ EF_SWEEP = (10, 20, 30, 50, 100, 150, 200)
 #: Times the sweep runs; the last pass is the steady state.
 PASSES = 2
 PURE_RELEVANCE = hebbs.ScoringWeights(1.0, 0.0, 0.0, 0.0)
+#: Filtered similarity recalls timed (relevance only, ``top_k`` 10): a name and the filter of
+#: a query's entity. One entity holds 1 / ``ENTITIES`` of the memories; an action is on a
+#: twelfth of them (roles on half, six actions).
+FILTERS: dict[str, Callable[[str], dict[str, object]]] = {
+    "similarity, filter on one entity (0.1 %)": lambda entity: {"entity_id": entity},
+    "similarity, filter on an action (8 %)": lambda _: {"context.action": "launch"},
+}
 #: Untimed calls of each setting before it is timed.
 STRATEGY_WARM_UP = 20
 #: The situation an analogical cue describes.
@@ -117,9 +124,10 @@ def run_sweep(
 
 def time_strategies(mem: hebbs.Hebbs, queries: NDArray[np.float32]) -> dict[str, dict[str, float]]:
     """p50 and p99 ms of each strategy alone, of the first four together and of keyword and
-    hybrid, as ``strategies_bench.py`` calls them (the store's default weights), one call a
-    query after :data:`STRATEGY_WARM_UP` untimed ones: the seed of ``causal`` and
-    ``analogical`` is the query's nearest memory, the entity and keyword cue vary with it."""
+    hybrid, as ``strategies_bench.py`` calls them (the store's default weights), then of a
+    relevance-only similarity recall under each of :data:`FILTERS`; one call a query after
+    :data:`STRATEGY_WARM_UP` untimed ones. The seed of ``causal`` and ``analogical`` is the
+    query's nearest memory; the entity and the keyword cue vary with the query."""
     rng = np.random.default_rng(SEED)
     seeds = [
         mem.recall(cue_embedding=vector, top_k=1, scoring_weights=PURE_RELEVANCE).results[0]
@@ -127,7 +135,7 @@ def time_strategies(mem: hebbs.Hebbs, queries: NDArray[np.float32]) -> dict[str,
     ]
     entities = [f"entity-{int(j)}" for j in rng.integers(0, ENTITIES, len(queries))]
     texts = [f"topic {int(rng.integers(TOPICS))} {words(rng, WORDS_PER_CUE)}" for _ in queries]
-    timed: dict[str, dict[str, float]] = {}
+    calls: dict[str, Callable[[int], object]] = {}
     for name, strategies in SETTINGS.items():
 
         def call(i: int, strategies: list[str] = strategies) -> object:
@@ -143,6 +151,22 @@ def time_strategies(mem: hebbs.Hebbs, queries: NDArray[np.float32]) -> dict[str,
                 cue_context=SITUATION,
             )
 
+        calls[name] = call
+    for name, make_filter in FILTERS.items():
+
+        def filtered(
+            i: int, make_filter: Callable[[str], dict[str, object]] = make_filter
+        ) -> object:
+            return mem.recall(
+                cue_embedding=queries[i],
+                top_k=10,
+                scoring_weights=PURE_RELEVANCE,
+                filter=make_filter(entities[i]),
+            )
+
+        calls[name] = filtered
+    timed: dict[str, dict[str, float]] = {}
+    for name, call in calls.items():
         for i in range(STRATEGY_WARM_UP):
             call(i)
         samples = np.empty(len(queries))

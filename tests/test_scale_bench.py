@@ -23,6 +23,8 @@ STRATEGIES = {
     "all four together",
     "keyword (BM25)",
     "hybrid (dense + BM25, RRF)",
+    "similarity, filter on one entity (0.1 %)",
+    "similarity, filter on an action (8 %)",
 }
 
 
