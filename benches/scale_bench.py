@@ -7,9 +7,9 @@ terminal), each memory with a text, an entity, a timestamp, role context on half
 edge (``batch_items``), closes the store, then in one fresh child process (``scale_measure.py``)
 opens it from its checkpoint and reports the open time, the resident memory the open and one
 recall added, similarity latency and recall@10 against exact search over an ef sweep, and each
-other strategy's p50 / p99 and a filtered similarity recall's. Disk use is broken down by the store's parts. Prints one table; the
-same figures are in docs/scale.md. ``--ef-construction`` sets every store's and hnswlib's
-build-time candidate list (default 200, the engine's).
+other strategy's p50 / p99 and a filtered similarity recall's. Disk use is broken down by the
+store's parts. Prints one table; the same figures are in docs/scale.md. ``--ef-construction``
+sets every store's and hnswlib's build-time candidate list (default 200, the engine's).
 
     python benches/scale_bench.py --n 1000000 --vector-format int8 --compare f32,hnswlib
 
@@ -66,7 +66,7 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
 #: Topics named in the memories' texts (a keyword cue names one).
 TOPICS = 97
-#: Extra Zipf-ranked words in each memory's text (``strategies_bench.words``).
+#: Extra Zipf-ranked words in each memory's text (drawn as ``strategies_bench.words`` draws them).
 WORDS = 6
 #: Timestamp of row 0 and the step between rows (one a second).
 START_US = 1_700_000_000_000_000
@@ -137,7 +137,7 @@ def batch_items(lo: int, batch: NDArray[np.float32], previous: list[bytes]) -> l
     timestamp, role context on half of them and one edge to a memory of the batch before
     (``previous``, empty for the first batch of a run), so that every strategy has what it
     reads (``scale_measure.py`` times them), drawn as ``strategies_bench.py`` draws them but a
-    batch at a time. Row ``r`` is the same memory in every run."""
+    batch at a time. Row ``r`` has the same text, entity, time and context in every run."""
     n = len(batch)
     rng = np.random.default_rng([SEED, 4, lo // BATCH])
     ranks = np.minimum(rng.zipf(1.2, (n, WORDS)), VOCABULARY)
