@@ -303,7 +303,10 @@ def report(
     for label, timed in measured["strategies"].items():
         print(f"each strategy on {label} (default weights, one call a query), ms:")
         for name, figures in timed.items():
-            print(f"  {name:<30} p50 {figures['p50_ms']:8.3f}  p99 {figures['p99_ms']:8.3f}")
+            print(
+                f"  {name:<42} p50 {figures['p50_ms']:8.3f}  p99 {figures['p99_ms']:8.3f}  "
+                f"first pass p50 {figures['first_pass_p50_ms']:8.3f}"
+            )
     for label in labels:
         print(f"disk of {label} by part:")
         for name, size in sorted(disk[label].items(), key=lambda item: -item[1]):

@@ -68,6 +68,7 @@ def test_a_tiny_scale_run_reports_every_system_and_strategy(tmp_path: Path) -> N
             assert set(point["strategies"]) == STRATEGIES
             for timed in point["strategies"].values():
                 assert 0 < timed["p50_ms"] <= timed["p99_ms"]
+                assert timed["first_pass_p50_ms"] > 0
     assert "each strategy on int8" in table
     assert "each strategy on f32" in table
 
