@@ -15,7 +15,7 @@
 //!   best-first search of layer 0 with `ef` candidates. Of a node's neighbours, the visited
 //!   marks of all are asked for first and the visited ones dropped, then the vectors of the
 //!   rest are loaded [`ROWS_AHEAD`] ahead of the distance being computed (hnswlib loads one
-//!   ahead; more loads in flight made inserts 15-19 % and searches 7-10 % faster at 1M, where
+//!   ahead; more loads in flight made inserts 15-19 % and searches 6-10 % faster at 1M, where
 //!   every row is a cache miss: docs/scale.md); a filter keeps rejected nodes out of the
 //!   results but lets the search pass through them.
 //! - **One SIMD dispatch per operation**: a search or an insert runs whole inside one `pulp`
