@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 import hebbs
 from scale_bench import SEED, TOPICS
-from strategies_bench import ENTITIES, SETTINGS, WORDS_PER_CUE, words
+from strategies_bench import ENTITIES, SETTINGS, WORDS_PER_CUE, strategy_call, words
 
 #: ef 30 is where an int8 walk starts at top_k 10 (`RESCORE_OVERSAMPLING` 3): equal recall is
 #: then compared at equal walks too.
@@ -52,7 +52,7 @@ FILTERS: dict[str, Callable[[str], dict[str, object]]] = {
 #: Untimed calls of each setting before it is timed.
 STRATEGY_WARM_UP = 20
 #: The situation an analogical cue describes.
-SITUATION = {"entities": ["e0", "e1"], "action": "launch", "outcome": "failure"}
+SITUATION: dict[str, object] = {"entities": ["e0", "e1"], "action": "launch", "outcome": "failure"}
 
 #: One system's query: (vector, ef) -> the rows of its top 10.
 Query = Callable[[NDArray[np.float32], int], list[int]]
@@ -132,28 +132,17 @@ def time_strategies(mem: hebbs.Hebbs, queries: NDArray[np.float32]) -> dict[str,
     memory; the entity and the keyword cue vary with the query."""
     rng = np.random.default_rng(SEED)
     seeds = [
-        mem.recall(cue_embedding=vector, top_k=1, scoring_weights=PURE_RELEVANCE).results[0]
+        mem.recall(cue_embedding=vector, top_k=1, scoring_weights=PURE_RELEVANCE)
+        .results[0]
+        .memory.id
         for vector in queries
     ]
     entities = [f"entity-{int(j)}" for j in rng.integers(0, ENTITIES, len(queries))]
     texts = [f"topic {int(rng.integers(TOPICS))} {words(rng, WORDS_PER_CUE)}" for _ in queries]
-    calls: dict[str, Callable[[int], object]] = {}
-    for name, strategies in SETTINGS.items():
-
-        def call(i: int, strategies: list[str] = strategies) -> object:
-            configs = [
-                hebbs.RecallStrategyConfig(s, entity_id=entities[i]) if s == "temporal" else s
-                for s in strategies
-            ]
-            return mem.recall(
-                texts[i],
-                strategies=configs,
-                cue_embedding=queries[i],
-                seed_memory_id=seeds[i].memory.id,
-                cue_context=SITUATION,
-            )
-
-        calls[name] = call
+    calls: dict[str, Callable[[int], object]] = {
+        name: strategy_call(mem, strategies, texts, queries, seeds, entities, SITUATION)
+        for name, strategies in SETTINGS.items()
+    }
     for name, make_filter in FILTERS.items():
 
         def filtered(

@@ -110,6 +110,34 @@ def build(mem: hebbs.Hebbs, rng: np.random.Generator, n: int, dim: int, edges: i
     return ids
 
 
+def strategy_call(
+    mem: hebbs.Hebbs,
+    strategies: list[str],
+    texts: list[str],
+    cues: NDArray[np.float32],
+    seeds: list[bytes],
+    entities: list[str],
+    situation: dict[str, object],
+) -> Callable[[int], object]:
+    """The recall of query ``i`` with ``strategies``: its text, vector, seed memory and (for
+    ``temporal``) entity, and the analogical cue ``situation``."""
+
+    def run(i: int) -> object:
+        configs = [
+            hebbs.RecallStrategyConfig(name, entity_id=entities[i]) if name == "temporal" else name
+            for name in strategies
+        ]
+        return mem.recall(
+            texts[i],
+            strategies=configs,
+            cue_embedding=cues[i],
+            seed_memory_id=seeds[i],
+            cue_context=situation,
+        )
+
+    return run
+
+
 def percentiles(call: Callable[[int], object], repeat: int) -> tuple[float, float]:
     samples = np.empty(repeat)
     for i in range(repeat):
@@ -141,22 +169,7 @@ def main() -> None:
         texts = [words(rng, WORDS_PER_CUE) for _ in range(args.queries)]
 
         def call(strategies: list[str]) -> Callable[[int], object]:
-            def run(i: int) -> object:
-                configs = [
-                    hebbs.RecallStrategyConfig(name, entity_id=entities[i])
-                    if name == "temporal"
-                    else name
-                    for name in strategies
-                ]
-                return mem.recall(
-                    texts[i],
-                    strategies=configs,
-                    cue_embedding=cues[i],
-                    seed_memory_id=seeds[i],
-                    cue_context=situation,
-                )
-
-            return run
+            return strategy_call(mem, strategies, texts, cues, seeds, entities, situation)
 
         for strategies in SETTINGS.values():
             percentiles(call(strategies), min(20, args.queries))
